@@ -1,0 +1,22 @@
+/** @type {import('jest').Config} */
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+};
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', swc] },
+  // jose and the Koa integration of Apollo are ESM-only: let swc compile them to CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|@as-integrations/koa)/)'],
+  moduleNameMapper: { '^@as-integrations/koa$': '<rootDir>/node_modules/@as-integrations/koa/dist/index.js' },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ENTITIES } from './src/entities';
+import { MIGRATIONS } from './src/migrations';
+
+/** The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here. */
+export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
+  return defineConfig({
+    clientUrl,
+    entities: ENTITIES,
+    extensions: [Migrator],
+    discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
+    forceUtcTimezone: true,
+    allowGlobalContext: false,
+    migrations: {
+      migrationsList: MIGRATIONS,
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+      tableName: 'mikro_orm_migrations',
+    },
+    pool: { min: 0, max: 10 },
+    ...overrides,
+  });
+}
+
+export default ormConfig(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');

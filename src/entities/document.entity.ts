@@ -1,0 +1,28 @@
+import { Entity, Enum, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { LegacyEntity } from './base.entity';
+import { Contractor } from './contractor.entity';
+import { Template } from './template.entity';
+
+export enum Intention {
+  YES = 'YES',
+  NO = 'NO',
+  MAYBE = 'MAYBE',
+}
+
+/** One invited contractor on one template (or slice): the contractor's answers are its versions. */
+@Entity({ tableName: 'document' })
+@Unique({ properties: ['template', 'contractor'] })
+export class Document extends LegacyEntity {
+  @ManyToOne(() => Template, { index: true, deleteRule: 'cascade' })
+  template!: Template;
+
+  @ManyToOne(() => Contractor, { index: true })
+  contractor!: Contractor;
+
+  @Enum({ items: () => Intention, nullable: true })
+  intention?: Intention | null;
+
+  /** When the contractor downloaded the consultation file (DCE). */
+  @Property({ type: 'timestamptz', nullable: true })
+  dceDownloadedAt?: Date | null;
+}

@@ -1,0 +1,17 @@
+import { Collection, Entity, ManyToMany, OneToMany, Property } from '@mikro-orm/core';
+import { LegacyEntity } from './base.entity';
+import { Organization } from './organization.entity';
+import { User } from './user.entity';
+
+/** A group of architect organizations; its admins may report on all of them (credits usage). */
+@Entity({ tableName: 'headquarter' })
+export class Headquarter extends LegacyEntity {
+  @Property({ type: 'string' })
+  name!: string;
+
+  @OneToMany(() => Organization, (o) => o.headquarter)
+  organizations = new Collection<Organization>(this);
+
+  @ManyToMany({ entity: () => User, pivotTable: 'headquarter_admin', joinColumn: 'headquarter_id', inverseJoinColumn: 'user_id' })
+  admins = new Collection<User>(this);
+}

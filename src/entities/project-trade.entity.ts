@@ -1,0 +1,27 @@
+import { Entity, ManyToOne, Property } from '@mikro-orm/core';
+import { LegacyEntity } from './base.entity';
+import { Project } from './project.entity';
+import { TradeListTrade } from './trade-list-trade.entity';
+
+/** A trade (lot) of a project, copied from the project's trade list or added later. */
+@Entity({ tableName: 'project_trade' })
+export class ProjectTrade extends LegacyEntity {
+  @ManyToOne(() => Project, { index: true, deleteRule: 'cascade' })
+  project!: Project;
+
+  @Property({ type: 'string' })
+  number!: string;
+
+  @Property({ type: 'string' })
+  name!: string;
+
+  @Property({ type: 'string' })
+  shortName!: string;
+
+  @Property({ type: 'text', nullable: true })
+  comment?: string | null;
+
+  /** The trade-list trade this one was copied from, if any. */
+  @ManyToOne(() => TradeListTrade, { nullable: true, index: true, deleteRule: 'set null' })
+  sourceTrade?: TradeListTrade | null;
+}
