@@ -21,7 +21,9 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
       silent: true,
       tableName: 'mikro_orm_migrations',
     },
-    pool: { min: 0, max: 10 },
+    pool: { min: 0, max: 10, acquireTimeoutMillis: 5000 },
+    // Fail fast when the server is down, so readiness and requests answer 503 instead of hanging.
+    driverOptions: { connection: { connectionTimeoutMillis: 3000 } },
     ...overrides,
   });
 }

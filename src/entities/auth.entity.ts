@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Property } from '@mikro-orm/core';
+import { Entity, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from './base.entity';
 import { User } from './user.entity';
 
@@ -23,7 +23,7 @@ export class SigningKey extends BaseEntity {
 @Entity({ tableName: 'auth_session' })
 export class AuthSession extends BaseEntity {
   @ManyToOne(() => User, { index: true, deleteRule: 'cascade' })
-  user!: User;
+  user!: Rel<User>;
 
   @Property({ type: 'string' })
   scope!: string;
@@ -39,7 +39,7 @@ export class AuthSession extends BaseEntity {
 @Entity({ tableName: 'refresh_token' })
 export class RefreshToken extends BaseEntity {
   @ManyToOne(() => AuthSession, { index: true, deleteRule: 'cascade' })
-  session!: AuthSession;
+  session!: Rel<AuthSession>;
 
   @Property({ type: 'string', unique: true })
   tokenHash!: string;

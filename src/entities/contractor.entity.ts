@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { Entity, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Organization } from './organization.entity';
 
@@ -8,11 +8,11 @@ import { Organization } from './organization.entity';
 export class Contractor extends LegacyEntity {
   /** The architect organization whose directory holds this entry. */
   @ManyToOne(() => Organization, { index: true, deleteRule: 'cascade' })
-  organization!: Organization;
+  organization!: Rel<Organization>;
 
   /** The contractor company (organization of kind CONTRACTOR), when known. */
   @ManyToOne(() => Organization, { nullable: true, index: true, deleteRule: 'set null' })
-  company?: Organization | null;
+  company?: Rel<Organization> | null;
 
   @Property({ type: 'string' })
   name!: string;

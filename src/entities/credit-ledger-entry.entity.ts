@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from './base.entity';
 import { Organization } from './organization.entity';
 
@@ -9,7 +9,7 @@ export const CREDIT_KINDS = ['INVITATION', 'ADJUSTMENT'] as const;
 @Index({ properties: ['organization', 'createdAt'] })
 export class CreditLedgerEntry extends BaseEntity {
   @ManyToOne(() => Organization, { deleteRule: 'cascade' })
-  organization!: Organization;
+  organization!: Rel<Organization>;
 
   @Property({ type: 'integer' })
   amount!: number;

@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Property } from '@mikro-orm/core';
+import { Entity, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from './base.entity';
 import { DocumentVersion } from './document-version.entity';
 
@@ -6,7 +6,7 @@ import { DocumentVersion } from './document-version.entity';
 @Entity({ tableName: 'document_file' })
 export class DocumentFile extends BaseEntity {
   @ManyToOne(() => DocumentVersion, { index: true, deleteRule: 'cascade' })
-  version!: DocumentVersion;
+  version!: Rel<DocumentVersion>;
 
   @Property({ type: 'string' })
   name!: string;

@@ -1,4 +1,4 @@
-import { DecimalType, Entity, Enum, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { DecimalType, Entity, Enum, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from './base.entity';
 import { Document } from './document.entity';
 
@@ -14,7 +14,7 @@ export enum VersionStatus {
 @Unique({ properties: ['document', 'version'] })
 export class DocumentVersion extends BaseEntity<'discount' | 'isMandate' | 'hasDpgf'> {
   @ManyToOne(() => Document, { index: true, deleteRule: 'cascade' })
-  document!: Document;
+  document!: Rel<Document>;
 
   @Property({ type: 'integer' })
   version!: number;

@@ -1,4 +1,4 @@
-import { Entity, Enum, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { Entity, Enum, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Contractor } from './contractor.entity';
 import { Template } from './template.entity';
@@ -14,10 +14,10 @@ export enum Intention {
 @Unique({ properties: ['template', 'contractor'] })
 export class Document extends LegacyEntity {
   @ManyToOne(() => Template, { index: true, deleteRule: 'cascade' })
-  template!: Template;
+  template!: Rel<Template>;
 
   @ManyToOne(() => Contractor, { index: true })
-  contractor!: Contractor;
+  contractor!: Rel<Contractor>;
 
   @Enum({ items: () => Intention, nullable: true })
   intention?: Intention | null;

@@ -1,4 +1,4 @@
-import { Entity, Enum, ManyToOne, Unique } from '@mikro-orm/core';
+import { Entity, Enum, ManyToOne, Unique, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from './base.entity';
 import { Organization } from './organization.entity';
 import { User } from './user.entity';
@@ -13,10 +13,10 @@ export enum MembershipRole {
 @Unique({ properties: ['user', 'organization'] })
 export class Membership extends BaseEntity {
   @ManyToOne(() => User, { index: true, deleteRule: 'cascade' })
-  user!: User;
+  user!: Rel<User>;
 
   @ManyToOne(() => Organization, { index: true, deleteRule: 'cascade' })
-  organization!: Organization;
+  organization!: Rel<Organization>;
 
   @Enum({ items: () => MembershipRole })
   role!: MembershipRole;

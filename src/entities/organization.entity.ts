@@ -1,4 +1,4 @@
-import { Collection, Entity, Enum, Index, ManyToOne, OneToMany, Property } from '@mikro-orm/core';
+import { Collection, Entity, Enum, Index, ManyToOne, OneToMany, Property, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Headquarter } from './headquarter.entity';
 import { Membership } from './membership.entity';
@@ -45,7 +45,7 @@ export class Organization extends LegacyEntity<'apiEnabled' | 'addresses' | 'bus
   apiEnabled: boolean = true;
 
   @ManyToOne(() => Headquarter, { nullable: true, index: true, deleteRule: 'set null' })
-  headquarter?: Headquarter | null;
+  headquarter?: Rel<Headquarter> | null;
 
   @OneToMany(() => Membership, (m) => m.organization)
   memberships = new Collection<Membership>(this);

@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { Entity, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from './base.entity';
 import { User } from './user.entity';
 
@@ -21,8 +21,8 @@ export class PartnerRole extends BaseEntity<'isStandard'> {
 @Unique({ properties: ['user', 'role'] })
 export class UserPartnerRole extends BaseEntity {
   @ManyToOne(() => User, { index: true, deleteRule: 'cascade' })
-  user!: User;
+  user!: Rel<User>;
 
   @ManyToOne(() => PartnerRole, { index: true, deleteRule: 'cascade' })
-  role!: PartnerRole;
+  role!: Rel<PartnerRole>;
 }

@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Property } from '@mikro-orm/core';
+import { Entity, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Project } from './project.entity';
 import { TradeListTrade } from './trade-list-trade.entity';
@@ -7,7 +7,7 @@ import { TradeListTrade } from './trade-list-trade.entity';
 @Entity({ tableName: 'project_trade' })
 export class ProjectTrade extends LegacyEntity {
   @ManyToOne(() => Project, { index: true, deleteRule: 'cascade' })
-  project!: Project;
+  project!: Rel<Project>;
 
   @Property({ type: 'string' })
   number!: string;
@@ -23,5 +23,5 @@ export class ProjectTrade extends LegacyEntity {
 
   /** The trade-list trade this one was copied from, if any. */
   @ManyToOne(() => TradeListTrade, { nullable: true, index: true, deleteRule: 'set null' })
-  sourceTrade?: TradeListTrade | null;
+  sourceTrade?: Rel<TradeListTrade> | null;
 }

@@ -1,4 +1,4 @@
-import { Collection, Entity, Enum, Index, ManyToMany, ManyToOne, OneToMany, Property } from '@mikro-orm/core';
+import { Collection, Entity, Enum, Index, ManyToMany, ManyToOne, OneToMany, Property, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Organization } from './organization.entity';
 import { ProjectTrade } from './project-trade.entity';
@@ -41,7 +41,7 @@ export interface ProjectOptionalDates {
 @Index({ properties: ['organization', 'createdAt', 'id'] })
 export class Project extends LegacyEntity<'tendersClosingActivated' | 'publishedOnMarketplace'> {
   @ManyToOne(() => Organization, { index: true })
-  organization!: Organization;
+  organization!: Rel<Organization>;
 
   @Property({ type: 'string' })
   name!: string;
@@ -50,7 +50,7 @@ export class Project extends LegacyEntity<'tendersClosingActivated' | 'published
   constructionType!: ConstructionType;
 
   @ManyToOne(() => TradeList, { index: true })
-  tradeList!: TradeList;
+  tradeList!: Rel<TradeList>;
 
   @Enum({ items: () => [...RESPONSE_TYPES] })
   responseType!: ResponseType;

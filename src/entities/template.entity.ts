@@ -1,4 +1,4 @@
-import { DecimalType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { DecimalType, Entity, Enum, Index, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Project, RESPONSE_TYPES, type ResponseType } from './project.entity';
 import { ProjectTrade } from './project-trade.entity';
@@ -17,14 +17,14 @@ export class Template extends LegacyEntity<
   'itemisedSheetHasAdditionalServices' | 'foldOpened'
 > {
   @ManyToOne(() => Project, { index: true, deleteRule: 'cascade' })
-  project!: Project;
+  project!: Rel<Project>;
 
   @ManyToOne(() => ProjectTrade, { index: true })
-  trade!: ProjectTrade;
+  trade!: Rel<ProjectTrade>;
 
   /** The main template of the trade, for a slice. */
   @ManyToOne(() => Template, { nullable: true, index: true, deleteRule: 'cascade' })
-  parent?: Template | null;
+  parent?: Rel<Template> | null;
 
   @Property({ type: 'boolean' })
   isSlice: boolean = false;
@@ -63,9 +63,9 @@ export class Template extends LegacyEntity<
   foldOpened: boolean = false;
 
   @ManyToOne({ entity: () => 'Document', nullable: true, index: true, deleteRule: 'set null' })
-  favouriteConsultation?: Document | null;
+  favouriteConsultation?: Rel<Document> | null;
 
   /** The document whose offer is retained, when the architect chose one. */
   @ManyToOne({ entity: () => 'Document', nullable: true, index: true, deleteRule: 'set null' })
-  selectedConsultation?: Document | null;
+  selectedConsultation?: Rel<Document> | null;
 }

@@ -1,4 +1,4 @@
-import { Entity, Enum, Index, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from './base.entity';
 
 /** A category of trades, as other platforms classify them. */
@@ -32,5 +32,5 @@ export class TradeCategoryMapping extends BaseEntity {
   key!: string;
 
   @ManyToOne(() => TradeCategory, { index: true, deleteRule: 'cascade' })
-  category!: TradeCategory;
+  category!: Rel<TradeCategory>;
 }

@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { Entity, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { TradeList } from './trade-list.entity';
 
@@ -7,7 +7,7 @@ import { TradeList } from './trade-list.entity';
 @Unique({ properties: ['tradeList', 'number'] })
 export class TradeListTrade extends LegacyEntity {
   @ManyToOne(() => TradeList, { index: true, deleteRule: 'cascade' })
-  tradeList!: TradeList;
+  tradeList!: Rel<TradeList>;
 
   @Property({ type: 'string' })
   number!: string;

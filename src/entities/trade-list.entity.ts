@@ -1,4 +1,4 @@
-import { Collection, Entity, ManyToOne, OneToMany, Property } from '@mikro-orm/core';
+import { Collection, Entity, ManyToOne, OneToMany, Property, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Organization } from './organization.entity';
 import { TradeListTrade } from './trade-list-trade.entity';
@@ -10,7 +10,7 @@ export class TradeList extends LegacyEntity {
   name!: string;
 
   @ManyToOne(() => Organization, { nullable: true, index: true, deleteRule: 'cascade' })
-  organization?: Organization | null;
+  organization?: Rel<Organization> | null;
 
   @OneToMany(() => TradeListTrade, (t) => t.tradeList)
   trades = new Collection<TradeListTrade>(this);

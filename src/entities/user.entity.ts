@@ -1,4 +1,4 @@
-import { Collection, Entity, ManyToOne, OneToMany, Property } from '@mikro-orm/core';
+import { Collection, Entity, ManyToOne, OneToMany, Property, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Membership } from './membership.entity';
 import { Organization } from './organization.entity';
@@ -38,7 +38,7 @@ export class User extends LegacyEntity<'isRegistered' | 'apiAccessGranted' | 'ap
   apiEnabled: boolean = false;
 
   @ManyToOne(() => Organization, { nullable: true, index: true, deleteRule: 'set null' })
-  currentOrganization?: Organization | null;
+  currentOrganization?: Rel<Organization> | null;
 
   @OneToMany(() => Membership, (m) => m.user)
   memberships = new Collection<Membership>(this);

@@ -1,0 +1,17 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Caller } from '../services/caller';
+
+/** What every request carries through the middleware chain. */
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  /** A fork of the ORM's entity manager: one identity map per request. */
+  em: EntityManager;
+  /** Set by the authentication middleware on protected routes. */
+  caller?: Caller;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState>;
+export type AppMiddleware = Koa.Middleware<AppState>;

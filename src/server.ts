@@ -1,0 +1,63 @@
+/** Entry point of `npm start`: database (embedded by default), demo data, HTTP server, clean shutdown. */
+import 'reflect-metadata';
+import { createApp, listen } from './app';
+import { ConfigError, loadConfig, type Config } from './config';
+import { openDatabase } from './database';
+import { createLogger } from './logger';
+import { loadDemoData } from './seed/demo-data';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const log = createLogger(config);
+  const db = await openDatabase(config, log);
+  if (config.seedDemo) {
+    const created = await loadDemoData(db.orm.em.fork());
+    log.info(created ? 'demo data loaded' : 'demo data already present');
+  }
+  const app = await createApp({ config, orm: db.orm, log });
+  const running = await listen(app, config.host, config.port, config.shutdownTimeoutMs);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await running.close();
+    await app.stop();
+    await db.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const base = config.publicUrl;
+  log.info({ url: running.url }, 'listening');
+  console.log([
+    '',
+    `Tender BFF is up (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL under ${config.dataDir}/pg, port ${config.embeddedPgPort}`})`,
+    `  REST API        ${base}/api/svc/v1   (reference: ${base}/api/svc/v1/docs, OpenAPI: ${base}/api/svc/v1/openapi.json)`,
+    `  GraphQL         ${base}/graphql`,
+    config.auth.devProvider ? `  Token endpoint  POST ${base}/auth/token   (JWKS: ${base}/auth/jwks)` : '  Token endpoint  external identity provider',
+    config.seedDemo ? '  Demo accounts   architect@demo.test, other@demo.test, member@demo.test, noapi@demo.test  (password: demo-password)' : '',
+    `  Health          ${base}/healthz  ${base}/readyz`,
+    '',
+  ].filter(Boolean).join('\n'));
+}
+
+main().catch((err) => {
+  console.error(`Tender BFF failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

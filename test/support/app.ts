@@ -1,0 +1,80 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormConfig } from '../../mikro-orm.config';
+import { createApp, listen, type App, type RunningServer } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { createDatabaseFrom, dropDatabase } from './databases';
+
+/** A fresh database of the run: a copy of the migrated, seeded template. */
+export async function freshDatabase(label = 'db'): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const serverUrl = process.env.TEST_SERVER_URL!;
+  const name = `${process.env.TEST_RUN_PREFIX}${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(4).toString('hex')}`;
+  const url = await createDatabaseFrom(serverUrl, process.env.TEST_TEMPLATE_DB!, name);
+  return { url, name, drop: () => dropDatabase(serverUrl, name) };
+}
+
+/** Counts the SQL statements the ORM sends while a function runs. */
+export class QueryCounter {
+  private count = 0;
+  private active = false;
+  readonly statements: string[] = [];
+  constructor(orm: MikroORM) {
+    orm.em.getKnex().on('query', (q: { sql: string }) => {
+      if (!this.active) return;
+      this.count++;
+      this.statements.push(q.sql);
+    });
+  }
+  async measure<T>(fn: () => Promise<T>): Promise<{ result: T; statements: number; sql: string[] }> {
+    this.count = 0;
+    this.statements.length = 0;
+    this.active = true;
+    try {
+      const result = await fn();
+      return { result, statements: this.count, sql: [...this.statements] };
+    } finally {
+      this.active = false;
+    }
+  }
+}
+
+export interface TestApp {
+  url: string;
+  config: Config;
+  orm: MikroORM;
+  app: App;
+  server: RunningServer;
+  queries: QueryCounter;
+  close(): Promise<void>;
+}
+
+/** Starts the whole service on an ephemeral port over its own fresh database. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await freshDatabase(expect.getState().testPath?.split('/').pop()?.replace(/\.test\.ts$/, '') ?? 'app');
+  const orm = await MikroORM.init(ormConfig(db.url));
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: db.url, ...env });
+  const log = createLogger(config);
+  const app = await createApp({ config, orm, log });
+  const server = await listen(app, '127.0.0.1', 0, 2000);
+  // Tokens are bound to the issuer; point it at the address this instance really listens on.
+  if (!env.AUTH_ISSUER && !env.PUBLIC_URL) {
+    config.publicUrl = server.url;
+    config.auth.issuer = server.url;
+  }
+  return {
+    url: server.url,
+    config,
+    orm,
+    app,
+    server,
+    queries: new QueryCounter(orm),
+    close: async () => {
+      await server.close();
+      await app.stop();
+      await orm.close(true);
+      await db.drop();
+    },
+  };
+}

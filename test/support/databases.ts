@@ -1,0 +1,45 @@
+import { Client } from 'pg';
+import { withDatabase } from '../../src/database';
+
+/** Prefix of every database a test run creates: `tt_<epoch seconds>_<pid>_`. */
+export const RUN_DB_PREFIX = 'tt_';
+
+export async function adminQuery<T = unknown>(serverUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Copies the run's migrated and seeded template database; a copy takes a fraction of a second. */
+export async function createDatabaseFrom(serverUrl: string, template: string, name: string): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await adminQuery(serverUrl, `create database ${quote(name)} template ${quote(template)}`);
+      return withDatabase(serverUrl, name);
+    } catch (err) {
+      // 55006: the template is briefly in use by another copy; wait and retry.
+      if ((err as { code?: string }).code !== '55006' || attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+}
+
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await adminQuery(serverUrl, `drop database if exists ${quote(name)} with (force)`);
+}
+
+/** Drops databases of earlier runs that were killed before their teardown (older than two hours). */
+export async function sweepOldRunDatabases(serverUrl: string): Promise<void> {
+  const rows = await adminQuery<{ datname: string }>(serverUrl, `select datname from pg_database where datname like 'tt\\_%'`);
+  const cutoff = Date.now() / 1000 - 2 * 3600;
+  for (const { datname } of rows) {
+    const started = Number(datname.split('_')[1]);
+    if (Number.isFinite(started) && started < cutoff) await dropDatabase(serverUrl, datname);
+  }
+}

@@ -1,0 +1,40 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormConfig } from '../../mikro-orm.config';
+import { startEmbeddedCluster, withDatabase } from '../../src/database';
+import { loadDemoData } from '../../src/seed/demo-data';
+import { RUN_DB_PREFIX, adminQuery, sweepOldRunDatabases } from './databases';
+
+/**
+ * Once per test run: pick the PostgreSQL server (DATABASE_URL's, else an embedded test cluster), build a
+ * template database with the migrations and the demo data, and tell the workers where it is.
+ */
+export default async function globalSetup(): Promise<void> {
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const cluster = await startEmbeddedCluster({
+      dataDir: path.resolve(__dirname, '../../.data/test-pg'),
+      port: Number(process.env.TEST_EMBEDDED_PG_PORT ?? 54330),
+      fast: true,
+    });
+    (globalThis as Record<string, unknown>).__TEST_CLUSTER__ = cluster;
+    serverUrl = cluster.serverUrl;
+  }
+  await sweepOldRunDatabases(serverUrl);
+  const runPrefix = `${RUN_DB_PREFIX}${Math.floor(Date.now() / 1000)}_${process.pid}_`;
+  const template = `${runPrefix}template`;
+  await adminQuery(serverUrl, `create database "${template}"`);
+  const orm = await MikroORM.init(ormConfig(withDatabase(serverUrl, template)));
+  try {
+    await orm.getMigrator().up();
+    await loadDemoData(orm.em.fork());
+  } finally {
+    await orm.close(true);
+    // MikroORM leaves its metadata on a global that breaks discovery in the test workers.
+    delete (globalThis as Record<string, unknown>)['mikro-orm-metadata'];
+  }
+  process.env.TEST_SERVER_URL = serverUrl;
+  process.env.TEST_RUN_PREFIX = runPrefix;
+  process.env.TEST_TEMPLATE_DB = template;
+}
