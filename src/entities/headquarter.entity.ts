@@ -1,6 +1,7 @@
 import { Collection, Entity, ManyToMany, OneToMany, Property } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Organization } from './organization.entity';
+import { HeadquarterAdmin } from './pivots.entity';
 import { User } from './user.entity';
 
 /** A group of architect organizations; its admins may report on all of them (credits usage). */
@@ -12,6 +13,6 @@ export class Headquarter extends LegacyEntity {
   @OneToMany(() => Organization, (o) => o.headquarter)
   organizations = new Collection<Organization>(this);
 
-  @ManyToMany({ entity: () => User, pivotTable: 'headquarter_admin', joinColumn: 'headquarter_id', inverseJoinColumn: 'user_id' })
+  @ManyToMany({ entity: () => User, pivotEntity: () => HeadquarterAdmin })
   admins = new Collection<User>(this);
 }

@@ -8,6 +8,7 @@ import { Headquarter } from './headquarter.entity';
 import { Membership } from './membership.entity';
 import { Organization } from './organization.entity';
 import { PartnerRole, UserPartnerRole } from './partner-role.entity';
+import { HeadquarterAdmin, ProjectManager } from './pivots.entity';
 import { Project } from './project.entity';
 import { ProjectTrade } from './project-trade.entity';
 import { Template } from './template.entity';
@@ -26,6 +27,7 @@ export * from './headquarter.entity';
 export * from './membership.entity';
 export * from './organization.entity';
 export * from './partner-role.entity';
+export * from './pivots.entity';
 export * from './project.entity';
 export * from './project-trade.entity';
 export * from './template.entity';
@@ -37,6 +39,6 @@ export * from './user.entity';
 /** Every entity, for the ORM configuration. */
 export const ENTITIES = [
   AuthSession, RefreshToken, SigningKey, Contractor, CreditLedgerEntry, Document, DocumentFile, DocumentVersion,
-  Headquarter, Membership, Organization, PartnerRole, UserPartnerRole, Project, ProjectTrade, Template,
+  Headquarter, HeadquarterAdmin, Membership, Organization, PartnerRole, UserPartnerRole, Project, ProjectManager, ProjectTrade, Template,
   TradeCategory, TradeCategoryMapping, TradeList, TradeListTrade, User,
 ];

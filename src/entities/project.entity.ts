@@ -1,6 +1,7 @@
 import { Collection, Entity, Enum, Index, ManyToMany, ManyToOne, OneToMany, Property, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from './base.entity';
 import { Organization } from './organization.entity';
+import { ProjectManager } from './pivots.entity';
 import { ProjectTrade } from './project-trade.entity';
 import { TradeList } from './trade-list.entity';
 import { User } from './user.entity';
@@ -82,7 +83,7 @@ export class Project extends LegacyEntity<'tendersClosingActivated' | 'published
   @Property({ type: 'json', nullable: true })
   optionalDates?: ProjectOptionalDates | null;
 
-  @ManyToMany({ entity: () => User, pivotTable: 'project_manager', joinColumn: 'project_id', inverseJoinColumn: 'user_id' })
+  @ManyToMany({ entity: () => User, pivotEntity: () => ProjectManager })
   managers = new Collection<User>(this);
 
   @OneToMany(() => ProjectTrade, (t) => t.project)

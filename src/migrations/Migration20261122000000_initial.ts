@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122031644 extends Migration {
+export class Migration20261122000000_initial extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create table "headquarter" ("id" uuid not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "legacy_id" varchar(17) not null, "name" varchar(255) not null, constraint "headquarter_pkey" primary key ("id"));`);
@@ -84,6 +84,7 @@ export class Migration20261122031644 extends Migration {
     this.addSql(`create index "app_user_current_organization_id_index" on "app_user" ("current_organization_id");`);
 
     this.addSql(`create table "project_manager" ("project_id" uuid not null, "user_id" uuid not null, constraint "project_manager_pkey" primary key ("project_id", "user_id"));`);
+    this.addSql(`create index "project_manager_user_id_index" on "project_manager" ("user_id");`);
 
     this.addSql(`create table "membership" ("id" uuid not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "user_id" uuid not null, "organization_id" uuid not null, "role" text check ("role" in ('ADMINISTRATOR', 'MEMBER')) not null, constraint "membership_pkey" primary key ("id"));`);
     this.addSql(`create index "membership_user_id_index" on "membership" ("user_id");`);
@@ -91,6 +92,7 @@ export class Migration20261122031644 extends Migration {
     this.addSql(`alter table "membership" add constraint "membership_user_id_organization_id_unique" unique ("user_id", "organization_id");`);
 
     this.addSql(`create table "headquarter_admin" ("headquarter_id" uuid not null, "user_id" uuid not null, constraint "headquarter_admin_pkey" primary key ("headquarter_id", "user_id"));`);
+    this.addSql(`create index "headquarter_admin_user_id_index" on "headquarter_admin" ("user_id");`);
 
     this.addSql(`create table "auth_session" ("id" uuid not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "user_id" uuid not null, "scope" varchar(255) not null, "client_ip" varchar(255) not null, "revoked_at" timestamptz null, constraint "auth_session_pkey" primary key ("id"));`);
     this.addSql(`create index "auth_session_user_id_index" on "auth_session" ("user_id");`);

@@ -1,0 +1,85 @@
+import Router from '@koa/router';
+import { ConflictError, NotFoundError, ValidationError } from '../src/errors';
+import { jsonBody } from '../src/http/body.middleware';
+import type { AppState } from '../src/http/state';
+import { startTestApp, type TestApp } from './support/app';
+import { request } from './support/http';
+
+let t: TestApp;
+beforeAll(async () => {
+    // Routes that exist only in this test, mounted behind the real middleware chain.
+  const probe = new Router<AppState>({ prefix: '/__probe' });
+  probe.post('/echo', jsonBody(), (ctx) => {
+    ctx.body = { received: ctx.request.body };
+  });
+  probe.get('/invalid', () => {
+    throw new ValidationError([{ field: 'scopes.vat', message: 'must be at least 1' }]);
+  });
+  probe.get('/missing', () => {
+    throw new NotFoundError('Project not found');
+  });
+  probe.get('/conflict', () => {
+    throw new ConflictError('The project is archived');
+  });
+  probe.get('/crash', () => {
+    throw new Error('select * from secret_table where password = 42');
+  });
+  probe.get('/sql', async (ctx) => {
+    await ctx.state.em.getConnection().execute('select * from no_such_table');
+  });
+  t = await startTestApp({}, (app) => app.koa.use(probe.routes()));
+});
+afterAll(() => t.close());
+
+describe('error bodies', () => {
+  it('400: malformed JSON is a validation error, not a 500', async () => {
+    const res = await request(t.url, 'POST', '/__probe/echo', { raw: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 400, message: 'The request body is not valid JSON' });
+  });
+
+  it('400: a validation error lists the failing fields', async () => {
+    const res = await request(t.url, 'GET', '/__probe/invalid');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 400, message: 'The request is not valid', errors: [{ field: 'scopes.vat', message: 'must be at least 1' }] });
+  });
+
+  it('404: an unknown route answers the error body', async () => {
+    const res = await request(t.url, 'GET', '/api/svc/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 404, message: 'No operation at GET /api/svc/v1/nothing-here' });
+  });
+
+  it('404 and 409 from services keep their message', async () => {
+    expect((await request(t.url, 'GET', '/__probe/missing')).body).toEqual({ code: 404, message: 'Project not found' });
+    const conflict = await request(t.url, 'GET', '/__probe/conflict');
+    expect([conflict.status, conflict.body]).toEqual([409, { code: 409, message: 'The project is archived' }]);
+  });
+
+  it('413: a JSON body over 1 MiB', async () => {
+    const res = await request(t.url, 'POST', '/__probe/echo', { body: { blob: 'x'.repeat(1024 * 1024 + 10) } });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ code: 413, message: 'The request body is larger than the limit of 1 MiB' });
+  });
+
+  it('415: a body that is not JSON where JSON is expected', async () => {
+    const res = await request(t.url, 'POST', '/__probe/echo', { raw: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(415);
+    expect(res.body.code).toBe(415);
+  });
+
+  it('accepts a JSON body under the limit', async () => {
+    const res = await request(t.url, 'POST', '/__probe/echo', { body: { name: 'ok' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: { name: 'ok' } });
+  });
+
+  it('500: an unexpected error answers the request id and nothing internal', async () => {
+    for (const path of ['/__probe/crash', '/__probe/sql']) {
+      const res = await request(t.url, 'GET', path);
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ code: 500, message: 'Internal server error', request_id: res.headers.get('x-request-id') });
+      expect(res.text).not.toMatch(/select|secret|no_such_table|at .*\.ts/);
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import 'reflect-metadata';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormConfig } from '../mikro-orm.config';
+import { MIGRATIONS } from '../src/migrations';
+import { createDatabaseFrom, dropDatabase } from './support/databases';
+
+const serverUrl = () => process.env.TEST_SERVER_URL!;
+
+describe('migrations', () => {
+  const name = `${process.env.TEST_RUN_PREFIX}empty_${process.pid}`;
+  let orm: MikroORM;
+  const sql = <T>(text: string) => orm.em.fork().getConnection().execute<T[]>(text);
+
+  beforeAll(async () => {
+    // template0 is PostgreSQL's pristine empty database.
+    const url = await createDatabaseFrom(serverUrl(), 'template0', name);
+    orm = await MikroORM.init(ormConfig(url));
+  });
+  afterAll(async () => {
+    await orm?.close(true);
+    await dropDatabase(serverUrl(), name);
+  });
+
+  it('build the whole schema from an empty database', async () => {
+    const applied = await orm.getMigrator().up();
+    expect(applied.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    const tables = await sql<{ table_name: string }>(
+      `select table_name from information_schema.tables where table_schema = 'public' order by 1`,
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining([
+      'organization', 'headquarter', 'app_user', 'membership', 'project', 'project_manager', 'project_trade',
+      'trade_list', 'trade_list_trade', 'template', 'contractor', 'document', 'document_version', 'document_file',
+      'credit_ledger_entry', 'partner_role', 'user_partner_role', 'trade_category', 'trade_category_mapping',
+      'signing_key', 'auth_session', 'refresh_token',
+    ]));
+  });
+
+  it('leave no difference between the entities and the schema', async () => {
+    await orm.getMigrator().up();
+    const diff = await orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
+    expect(diff.trim()).toBe('');
+  });
+
+  it('index every foreign key column', async () => {
+    await orm.getMigrator().up();
+    const unindexed = await sql<{ tbl: string; col: string }>(`
+      select c.conrelid::regclass::text as tbl, a.attname as col
+      from pg_constraint c
+      join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
+      where c.contype = 'f' and array_length(c.conkey, 1) = 1
+        and not exists (select 1 from pg_index i where i.indrelid = c.conrelid and i.indkey[0] = c.conkey[1])`);
+    expect(unindexed).toEqual([]);
+  });
+
+  it('store money as numeric(14,2) and times as timestamptz', async () => {
+    await orm.getMigrator().up();
+    const cols = await sql<{ table_name: string; column_name: string; data_type: string; numeric_precision: number; numeric_scale: number }>(
+      `select table_name, column_name, data_type, numeric_precision, numeric_scale from information_schema.columns
+       where table_schema = 'public' and (data_type in ('numeric', 'timestamp without time zone') or column_name in ('budget', 'sub_total', 'discount'))`,
+    );
+    expect(cols.length).toBeGreaterThanOrEqual(3);
+    for (const c of cols) expect([c.column_name, c.data_type, c.numeric_precision, c.numeric_scale]).toEqual([c.column_name, 'numeric', 14, 2]);
+  });
+});
