@@ -6,7 +6,10 @@ import type { Config } from './config';
 import { errorsMiddleware } from './http/errors.middleware';
 import { requestContext } from './http/request-context.middleware';
 import type { AppState } from './http/state';
+import { authRoutes } from './rest/auth.routes';
 import { healthRoutes } from './rest/health.routes';
+import { restRoutes } from './rest';
+import { TokenVerifier } from './services/token-verifier';
 
 export interface AppDeps {
   config: Config;
@@ -27,8 +30,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.silent = true; // errors are logged by errorsMiddleware, under the request id
   koa.use(requestContext(orm, log));
   koa.use(errorsMiddleware());
-  const health = healthRoutes(orm);
-  koa.use(health.routes());
+  koa.use(healthRoutes(orm).routes());
+  if (config.auth.devProvider) koa.use(authRoutes(config).routes());
+  const verifier = new TokenVerifier(config);
+  koa.use(restRoutes(config, verifier).routes());
   return {
     koa,
     stop: async () => {},

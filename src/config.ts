@@ -27,6 +27,8 @@ export interface Config {
     /** The scope every token must carry. */
     scope: string;
     clockToleranceSeconds: number;
+    /** Least time between two JWKS fetches triggered by an unknown `kid`. */
+    jwksCooldownMs: number;
   };
   /** Secret that signs download URLs; random per process when not set. */
   downloadUrlSecret: string | null;
@@ -85,7 +87,7 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf<NodeEnv>(env, 'NODE_ENV', 'development', ['development', 'production', 'test']);
   const port = int(env, 'PORT', 3000, 0, 65535);
-  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
+  const publicUrl = url(env, 'PUBLIC_URL', `http://127.0.0.1:${port}`, ['http:', 'https:'])!;
   const production = nodeEnv === 'production';
   const databaseUrl = url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']);
   return {
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
       clientId: str(env, 'AUTH_CLIENT_ID', 'svc-api'),
       scope: str(env, 'AUTH_SCOPE', 'svc'),
       clockToleranceSeconds: int(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
+      jwksCooldownMs: int(env, 'AUTH_JWKS_COOLDOWN_MS', 5000, 0, 3600000),
     },
     downloadUrlSecret: env.DOWNLOAD_URL_SECRET || null,
     graphql: {

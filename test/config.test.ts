@@ -10,7 +10,7 @@ describe('configuration', () => {
     expect(c.seedDemo).toBe(true);
     expect(c.auth.devProvider).toBe(true);
     expect(c.auth.clientId).toBe('svc-api');
-    expect(c.auth.issuer).toBe('http://localhost:3000');
+    expect(c.auth.issuer).toBe('http://127.0.0.1:3000');
   });
 
   it('turns the development identity provider, introspection and demo data off in production', () => {

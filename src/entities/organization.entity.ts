@@ -11,7 +11,7 @@ export enum OrganizationKind {
 export interface OrganizationAddress {
   number: string;
   address: string;
-  zip_code: string;
+  zipCode: string;
   city: string;
   /** lowercase two-letter country code */
   country: string;

@@ -27,14 +27,14 @@ export interface ProjectScopes {
 
 export interface ProjectSiteAddress {
   number?: number | null;
-  zip_code?: number | null;
+  zipCode?: number | null;
 }
 
 export interface ProjectOptionalDates {
   /** YYYY-MM-DD */
   noc?: string | null;
   /** YYYY-MM-DD */
-  responses_opening_date?: string | null;
+  responsesOpeningDate?: string | null;
 }
 
 /** A construction project of an architect organization, split into trades. */

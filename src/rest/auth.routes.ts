@@ -1,0 +1,35 @@
+import Router from '@koa/router';
+import type { Config } from '../config';
+import { formBody } from '../http/body.middleware';
+import type { AppState } from '../http/state';
+import { IdentityProviderService, OAuthError, type TokenRequest } from '../services/identity-provider.service';
+
+/** The development identity provider: token endpoint, JWKS and OpenID discovery. */
+export function authRoutes(config: Config): Router<AppState> {
+  const router = new Router<AppState>();
+  const idp = (ctx: { state: AppState }) => new IdentityProviderService(ctx.state.em, config);
+
+  router.post('/auth/token', formBody(), async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const form: TokenRequest = {};
+    for (const key of ['grant_type', 'client_id', 'username', 'password', 'scope', 'refresh_token'] as const) {
+      if (typeof body[key] === 'string') form[key] = body[key] as string;
+    }
+    try {
+      ctx.body = await idp(ctx).token(form, ctx.ip);
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      ctx.status = err.status;
+      ctx.body = { error: err.error, error_description: err.description };
+    }
+  });
+  router.get('/auth/jwks', async (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=60');
+    ctx.body = await idp(ctx).jwks();
+  });
+  router.get('/.well-known/openid-configuration', (ctx) => {
+    ctx.body = idp(ctx).discovery();
+  });
+  return router;
+}

@@ -1,0 +1,67 @@
+import Router from '@koa/router';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import type { Config } from '../config';
+import type { AppState } from '../http/state';
+import type { TokenVerifier } from '../services/token-verifier';
+import { mountRoutes } from './mount';
+import { buildOpenApi } from './openapi';
+import { companyRoutes } from './company.routes';
+import { contractorRoutes } from './contractors.routes';
+import { creditsRoutes } from './credits.routes';
+import { organizationRoutes } from './organizations.routes';
+import { partnerRoleRoutes } from './partner-roles.routes';
+import { projectRoutes } from './projects.routes';
+import type { RouteDef } from './route';
+import { statisticsRoutes } from './statistics.routes';
+import { templateRoutes } from './templates.routes';
+import { toolRoutes } from './tools.routes';
+import { tradeListRoutes } from './trade-lists.routes';
+import { tradeMappingRoutes } from './trade-mapping.routes';
+import { tradeRoutes } from './trades.routes';
+
+/** Every REST operation of interface.md; within a file, specific paths come before parameterised ones. */
+export const ALL_ROUTES: RouteDef[] = [
+  ...projectRoutes,
+  ...statisticsRoutes,
+  ...tradeRoutes,
+  ...templateRoutes,
+  ...organizationRoutes,
+  ...contractorRoutes,
+  ...tradeListRoutes,
+  ...toolRoutes,
+  ...partnerRoleRoutes,
+  ...tradeMappingRoutes,
+  ...companyRoutes,
+  ...creditsRoutes,
+];
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Project Tendering Service API</title>
+<link rel="stylesheet" href="docs/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="docs/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({ url: 'openapi.json', dom_id: '#ui' });</script></body></html>`;
+
+/** The REST operations, their OpenAPI description and a reference page served from swagger-ui-dist. */
+export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppState> {
+  const router = mountRoutes(ALL_ROUTES, config, verifier);
+  const openapi = buildOpenApi(ALL_ROUTES);
+  router.get('/api/svc/v1/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+  router.get('/api/svc/v1/docs', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = DOCS_HTML.replace(/docs\//g, 'docs/').replace("url: 'openapi.json'", "url: '/api/svc/v1/openapi.json'").replace(/href="docs\//, 'href="/api/svc/v1/docs/').replace(/src="docs\//, 'src="/api/svc/v1/docs/');
+  });
+  const uiDir = path.dirname(createRequire(__filename).resolve('swagger-ui-dist/package.json'));
+  const assets: Record<string, string> = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'application/javascript' };
+  router.get('/api/svc/v1/docs/:asset', async (ctx) => {
+    const type = assets[ctx.params.asset];
+    if (!type) return;
+    ctx.type = type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = await readFile(path.join(uiDir, ctx.params.asset));
+  });
+  return router;
+}

@@ -1,0 +1,46 @@
+import Router from '@koa/router';
+import { jsonBody } from '../http/body.middleware';
+import { authenticate } from '../http/auth.middleware';
+import type { AppMiddleware, AppState } from '../http/state';
+import type { Config } from '../config';
+import type { TokenVerifier } from '../services/token-verifier';
+import { ValidationError } from '../errors';
+import { snakePath, validateInput, validateRestInput } from '../services/validation';
+import { ALIAS_PREFIX, PREFIXES, type RouteDef } from './route';
+
+/** The full paths an operation is served at. */
+export function routePaths(r: RouteDef): string[] {
+  return [PREFIXES[r.prefix] + r.path, ...(r.alias ? [ALIAS_PREFIX + r.path] : [])];
+}
+
+/** Mounts route definitions: authentication, then validation of path, query and body, then the handler. */
+export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenVerifier): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = authenticate(verifier);
+  const body = jsonBody();
+  const noBody: AppMiddleware = (_ctx, next) => next();
+  for (const r of routes) {
+    const handler: AppMiddleware = async (ctx) => {
+      const params = r.params ? await validateInput(r.params, { ...ctx.params }) : {};
+      const query = r.query ? await validateRestInput(r.query, { ...ctx.query }) : {};
+      let input: object = {};
+      if (r.body) {
+        const raw = ctx.request.body;
+        const empty = raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.keys(raw).length === 0 && ctx.get('Content-Length') in { '': 1, '0': 1 });
+        input = await validateRestInput(r.body, empty ? {} : raw);
+      }
+      let result;
+      try {
+        result = await r.handler({ params, query, body: input, caller: ctx.state.caller!, em: ctx.state.em, config, ctx } as never);
+      } catch (err) {
+        // Services name fields as the input classes do (camelCase); REST callers sent snake_case.
+        if (err instanceof ValidationError) throw new ValidationError(err.errors.map((e) => ({ field: snakePath(e.field), message: e.message })), err.message);
+        throw err;
+      }
+      ctx.status = result.status ?? r.success.status;
+      if (ctx.status !== 204) ctx.body = result.body;
+    };
+    for (const path of routePaths(r)) router[r.method](path, auth, r.body ? body : noBody, handler);
+  }
+  return router;
+}

@@ -1,0 +1,138 @@
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer exports its type registry only from this path
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage');
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
+import { camelToSnake } from '../services/validation';
+import { ALIAS_PREFIX, PREFIXES, type JsonSchema, type RouteDef } from './route';
+
+const REF = '#/components/schemas/';
+
+const converters: ISchemaConverters = {
+  [ValidationTypes.CUSTOM_VALIDATION]: (meta) =>
+    meta.name === 'isDateInput' ? { type: 'string', description: 'YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (no zone)' } : {},
+};
+const schemaOptions = {
+  refPointerPrefix: REF,
+  classTransformerMetadataStorage: defaultMetadataStorage,
+  classValidatorMetadataStorage: getMetadataStorage(),
+  additionalConverters: converters,
+};
+
+/** Input classes are camelCase; REST bodies and queries are snake_case: renames properties deeply. */
+function snakeSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(snakeSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'properties' && v && typeof v === 'object') {
+      out.properties = Object.fromEntries(Object.entries(v).map(([p, s]) => [camelToSnake(p), snakeSchema(s)]));
+    } else if (k === 'required' && Array.isArray(v)) {
+      out.required = v.map((p: string) => camelToSnake(p));
+    } else out[k] = snakeSchema(v);
+  }
+  return out;
+}
+
+/** The generator marks @IsDefined fields with `not: {type: null}`; OpenAPI says it with `required`. */
+function liftRequired(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!props) return schema;
+  const required = new Set<string>((schema.required as string[] | undefined) ?? []);
+  for (const [name, p] of Object.entries(props)) {
+    const not = p.not as { type?: unknown } | undefined;
+    if (not && not.type === 'null') {
+      required.add(name);
+      delete p.not;
+    }
+  }
+  return required.size ? { ...schema, required: [...required] } : schema;
+}
+
+const toOpenApiPath = (path: string) => path.replace(/\{\/:(\w+)\}/g, '/{$1}').replace(/:(\w+)/g, '{$1}');
+
+const ERROR_BODY: JsonSchema = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: {
+    code: { type: 'integer' },
+    message: { type: 'string' },
+    errors: { type: 'array', items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    request_id: { type: 'string' },
+  },
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid input: the failing fields are listed in `errors`',
+  401: 'Missing, invalid or expired bearer token',
+  403: 'Not allowed (token altered or used from another address, no Administrator rights, API not activated)',
+  404: 'Unknown id, or an id the caller may not see',
+  409: 'Conflicts with the current state (archived project, record still in use)',
+  413: 'Body larger than 1 MiB',
+  415: 'Body is not JSON',
+};
+
+/** The OpenAPI 3.1 description, generated from the route definitions and their input classes. */
+export function buildOpenApi(routes: RouteDef[], serverUrl = '/'): JsonSchema {
+  const schemas: Record<string, unknown> = { ErrorBody: ERROR_BODY };
+  for (const [name, schema] of Object.entries(validationMetadatasToSchemas(schemaOptions))) schemas[name] = liftRequired(snakeSchema(schema) as Record<string, unknown>);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const parameters: unknown[] = [];
+    if (r.params) {
+      const s = liftRequired(targetConstructorToSchema(r.params, schemaOptions) as Record<string, unknown>) as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [name, schema] of Object.entries(s.properties ?? {})) {
+        parameters.push({ name, in: 'path', required: !r.path.includes(`{/:${name}}`), schema });
+      }
+    }
+    if (r.query) {
+      const s = liftRequired(snakeSchema(targetConstructorToSchema(r.query, schemaOptions)) as Record<string, unknown>) as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [name, schema] of Object.entries(s.properties ?? {})) {
+        parameters.push({ name, in: 'query', required: (s.required ?? []).includes(name), schema });
+      }
+    }
+    const responses: Record<string, unknown> = {
+      [r.success.status]: r.success.status === 204
+        ? { description: r.success.description }
+        : { description: r.success.description, content: { 'application/json': { schema: r.success.schema ?? { type: 'object' } } } },
+    };
+    for (const status of [400, 401, 403, 404, ...(r.errors ?? [])]) {
+      responses[status] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: `${REF}ErrorBody` } } } };
+    }
+    const operation: Record<string, unknown> = {
+      operationId: r.operationId,
+      summary: r.summary,
+      description: `Operation #${r.operation} of the interface document.`,
+      tags: [r.tag],
+      parameters,
+      responses,
+      security: [{ bearer: [] }],
+    };
+    if (r.body) {
+      operation.requestBody = {
+        required: !r.bodyOptional,
+        content: { 'application/json': { schema: { $ref: `${REF}${r.body.name}` } } },
+      };
+    }
+    const fullPaths = [PREFIXES[r.prefix] + r.path, ...(r.alias ? [ALIAS_PREFIX + r.path] : [])];
+    fullPaths.forEach((p, i) => {
+      const key = toOpenApiPath(p);
+      paths[key] ??= {};
+      paths[key][r.method] = i === 0 ? operation : { ...operation, operationId: `${r.operationId}Alias`, description: `Alias of ${PREFIXES[r.prefix]}${toOpenApiPath(r.path)}.` };
+    });
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Project Tendering Service',
+      version: '1.0.0',
+      description: 'Projects, trades, DPGF templates, contractor answers, statistics and credits of architect organizations. Every operation needs a bearer token from the OpenID Connect provider (development: POST /auth/token).',
+    },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    },
+  };
+}

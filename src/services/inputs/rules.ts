@@ -1,0 +1,68 @@
+/**
+ * Validation rules with the messages of the interface ("must be at least 1"), composed from
+ * class-validator. Every input class uses these, so REST, GraphQL and OpenAPI read one definition.
+ */
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, IsUUID,
+  Matches, Max, MaxLength, Min, ValidateNested, registerDecorator, type ValidationArguments,
+} from 'class-validator';
+
+const compose = (...decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => {
+  for (const d of decorators) d(target, key);
+};
+
+/** Present and not null. */
+export const Required = () => IsDefined({ message: 'is required' });
+/** May be absent or null. */
+export const Optional = () => IsOptional();
+export const Text = (maxLength = 255) => compose(
+  IsString({ message: 'must be a string' }),
+  IsNotEmpty({ message: 'must not be empty' }),
+  MaxLength(maxLength, { message: `must be at most ${maxLength} characters long` }),
+);
+export const Uuid = () => IsUUID('all', { message: 'must be a UUID' });
+export const OneOf = (values: readonly string[]) => IsIn([...values], { message: `must be one of: ${values.join(', ')}` });
+export const Num = () => IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'must be a number' });
+export const AtLeast = (n: number) => Min(n, { message: `must be at least ${n}` });
+export const AtMost = (n: number) => Max(n, { message: `must be at most ${n}` });
+export const Bool = () => IsBoolean({ message: 'must be true or false' });
+export const Digits = (n: number) => Matches(new RegExp(`^\\d{${n}}$`), { message: `must be ${n} digits` });
+export const Length = (n: number) => Matches(new RegExp(`^.{${n}}$`), { message: `must be ${n} characters long` });
+export const List = (min = 0) => compose(
+  IsArray({ message: 'must be an array' }),
+  ...(min > 0 ? [ArrayMinSize(min, { message: `must have at least ${min} item${min > 1 ? 's' : ''}` })] : []),
+);
+/** A nested object (or each item of an array) validated as `cls`. */
+export const Nested = (cls: () => new () => object, opts: { each?: boolean } = {}) => compose(
+  ...(opts.each ? [] : [IsObject({ message: 'must be an object' })]),
+  ValidateNested({ each: opts.each }),
+  Type(cls),
+);
+
+const DATE_INPUT = /^(\d{4})-(\d{2})-(\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,6})?)?)?$/;
+
+/** `YYYY-MM-DD` or a date-time without a zone, naming a real calendar day. */
+export function isDateInput(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = DATE_INPUT.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return false;
+  return m[4] === undefined || (Number(m[5]) < 24 && Number(m[6]) < 60 && (m[8] === undefined || Number(m[8]) < 60));
+}
+
+/** The `YYYY-MM-DD` day of a date input. */
+export const dayOf = (value: string) => value.slice(0, 10);
+
+export function DateInput(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isDateInput',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: 'must be a valid date (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS without a zone)' },
+      validator: { validate: (value: unknown, _args?: ValidationArguments) => isDateInput(value) },
+    });
+}
