@@ -10,6 +10,7 @@ import { authRoutes } from './rest/auth.routes';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
 import { TokenVerifier } from './services/token-verifier';
+import { graphqlRoutes } from './graphql/server';
 
 export interface AppDeps {
   config: Config;
@@ -34,9 +35,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   if (config.auth.devProvider) koa.use(authRoutes(config).routes());
   const verifier = new TokenVerifier(config);
   koa.use(restRoutes(config, verifier).routes());
+  const graphql = await graphqlRoutes(config, verifier);
+  koa.use(graphql.router.routes());
   return {
     koa,
-    stop: async () => {},
+    stop: () => graphql.stop(),
   };
 }
 

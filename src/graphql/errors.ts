@@ -1,0 +1,48 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { ValidationError, toAppError } from '../errors';
+
+/**
+ * Maps every error to `extensions.code` (decisions.md section 7); unexpected ones become
+ * INTERNAL_SERVER_ERROR with the request id and nothing internal. The one GraphQL error mapping.
+ */
+const CLIENT_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  {
+    const original = unwrapResolverError(error);
+    const known = toAppError(original);
+    if (known) {
+      return {
+        message: known.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: {
+          code: known.code,
+          ...(known instanceof ValidationError ? { errors: known.errors } : {}),
+        },
+      };
+    }
+    const code = String(formatted.extensions?.code ?? '');
+    // Errors of the GraphQL layer itself (syntax, unknown fields, query limits, bad variables) are the
+    // caller's: one documented code for them all.
+    if (CLIENT_CODES.has(code) || (original instanceof GraphQLError && !original.originalError && code !== 'INTERNAL_SERVER_ERROR')) {
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'BAD_USER_INPUT' },
+      };
+    }
+    // Logged with the request id by the errors plugin (server.ts), which also adds the id here.
+    return {
+      message: 'Internal server error',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    };
+  }
+}

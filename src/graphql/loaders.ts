@@ -1,0 +1,30 @@
+import DataLoader from 'dataloader';
+import { OrganizationService, type OrganizationView } from '../services/organization.service';
+import { ProjectService, type ManagerView } from '../services/project.service';
+import type { ServiceContext } from '../services/service-context';
+
+/** A loader from a batch function that answers a Map; missing keys resolve to `fallback`. */
+function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V): DataLoader<string, V> {
+  return new DataLoader<string, V>(async (keys) => {
+    const map = await batch(keys);
+    return keys.map((k) => map.get(k) ?? fallback);
+  });
+}
+
+/**
+ * One DataLoader per relation, made per request: each resolves a whole level of a query with one batched
+ * statement, and caches for that request only.
+ */
+export function createLoaders(sc: ServiceContext) {
+  const projects = new ProjectService(sc);
+  const organizations = new OrganizationService(sc);
+  return {
+    organization: mapLoader<OrganizationView | null>(async (ids) => {
+      const views = await organizations.views(ids.filter((id) => sc.caller.adminOrganizationIds.includes(id)));
+      return new Map(views.map((v) => [v.id, v]));
+    }, null),
+    managers: mapLoader<ManagerView[]>((ids) => projects.managersByProject(ids), []),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { validateInstance } from '../services/validation';
+import { OrganizationResolver } from './resolvers/organization.resolver';
+import { ProjectResolver } from './resolvers/project.resolver';
+import { DateTimeScalar } from './scalars';
+
+let built: Promise<GraphQLSchema> | null = null;
+
+/** The schema, built once per process from the resolvers and types. */
+export function graphqlSchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({
+    resolvers: [OrganizationResolver, ProjectResolver],
+    scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
+    // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.
+    validateFn: async (argValue) => {
+      if (argValue && typeof argValue === 'object' && !Array.isArray(argValue)) await validateInstance(argValue);
+      if (Array.isArray(argValue)) for (const item of argValue) if (item && typeof item === 'object') await validateInstance(item);
+    },
+  });
+  return built;
+}

@@ -1,0 +1,84 @@
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+
+@ObjectType()
+export class ProjectScopes {
+  @Field(() => String, { nullable: true }) currency!: string | null;
+  @Field(() => Float) vat!: number;
+  @Field(() => Float, { nullable: true }) prorate!: number | null;
+  @Field(() => Float, { nullable: true }) levels!: number | null;
+}
+
+@ObjectType()
+export class ProjectSiteAddress {
+  @Field(() => Float, { nullable: true }) number!: number | null;
+  @Field(() => Float, { nullable: true }) zipCode!: number | null;
+}
+
+@ObjectType()
+export class ProjectOptionalDates {
+  @Field(() => String, { nullable: true }) noc!: string | null;
+  @Field(() => String, { nullable: true }) responsesOpeningDate!: string | null;
+}
+
+@ObjectType()
+export class Manager {
+  @Field(() => ID) id!: string;
+  @Field() firstName!: string;
+  @Field() lastName!: string;
+  @Field() email!: string;
+}
+
+/** Relations (organization, managers, trades, templates, statistics) are field resolvers over DataLoaders. */
+@ObjectType()
+export class Project {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field(() => ID) organizationId!: string;
+  @Field() constructionType!: string;
+  @Field(() => ID) tradeListId!: string;
+  @Field() responseType!: string;
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' }) endOfOfferDate!: string | null;
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' }) endWorksConstruction!: string | null;
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' }) commencementWorksConstruction!: string | null;
+  @Field() tendersClosingActivated!: boolean;
+  @Field() publishedOnMarketplace!: boolean;
+  @Field(() => ProjectScopes, { nullable: true }) scopes!: ProjectScopes | null;
+  @Field(() => ProjectSiteAddress, { nullable: true }) siteAddress!: ProjectSiteAddress | null;
+  @Field(() => ProjectOptionalDates, { nullable: true }) optionalDates!: ProjectOptionalDates | null;
+  @Field() archived!: boolean;
+  @Field(() => Date, { nullable: true }) archivedAt!: Date | null;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
+
+@ObjectType()
+export class ProjectEdge {
+  @Field() cursor!: string;
+  @Field(() => Project) node!: Project;
+}
+
+@ObjectType()
+export class PageInfo {
+  @Field() hasNextPage!: boolean;
+  @Field(() => String, { nullable: true }) endCursor!: string | null;
+}
+
+@ObjectType()
+export class ProjectConnection {
+  @Field(() => [Project]) nodes!: Project[];
+  @Field(() => [ProjectEdge]) edges!: ProjectEdge[];
+  @Field(() => PageInfo) pageInfo!: PageInfo;
+  @Field(() => Int) totalCount!: number;
+}
+
+@ObjectType()
+export class ProjectTrade {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) projectId!: string;
+  @Field() number!: string;
+  @Field() name!: string;
+  @Field() shortName!: string;
+  @Field(() => String, { nullable: true }) comment!: string | null;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
