@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { validateInstance } from '../services/validation';
-import { OrganizationResolver } from './resolvers/organization.resolver';
+import { MeResolver, OrganizationResolver } from './resolvers/organization.resolver';
 import { ProjectResolver } from './resolvers/project.resolver';
 import { DateTimeScalar } from './scalars';
 
@@ -11,7 +11,7 @@ let built: Promise<GraphQLSchema> | null = null;
 /** The schema, built once per process from the resolvers and types. */
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [OrganizationResolver, ProjectResolver],
+    resolvers: [MeResolver, OrganizationResolver, ProjectResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.
     validateFn: async (argValue) => {

@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { OrganizationService } from '../../services/organization.service';
 import type { GraphQLContext } from '../context';
 import { Me, Organization } from '../types/organization.type';
@@ -28,5 +28,18 @@ export class OrganizationResolver {
   @Mutation(() => Organization, { description: 'Sets the caller\'s current organization' })
   switchOrganization(@Arg('organizationId', () => ID) organizationId: string, @Ctx() { sc }: GraphQLContext) {
     return new OrganizationService(sc).switch(organizationId);
+  }
+}
+
+@Resolver(() => Me)
+export class MeResolver {
+  @FieldResolver(() => Organization, { description: 'The current organization' })
+  currentOrganization(@Root() me: Me, @Ctx() { loaders }: GraphQLContext) {
+    return loaders.organization.load(me.currentOrganizationId);
+  }
+
+  @FieldResolver(() => [Organization], { description: 'Organizations where the caller is Administrator' })
+  organizations(@Root() me: Me, @Ctx() { loaders }: GraphQLContext) {
+    return loaders.organization.loadMany(me.organizationIds);
   }
 }
