@@ -1,0 +1,23 @@
+import { run as statistics } from './statistics.bench';
+
+/**
+ * `npm run bench [name...]`: runs the registered benchmarks one after the other (all of them when no
+ * name is given). Each benchmark works in a scratch database of its own and drops it when done.
+ */
+const BENCHES: Record<string, () => Promise<void>> = {
+  statistics,
+};
+
+async function main(names: string[]): Promise<void> {
+  const unknown = names.filter((n) => !(n in BENCHES));
+  if (unknown.length) throw new Error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
+  for (const name of names.length ? names : Object.keys(BENCHES)) {
+    console.log(`== ${name}`);
+    await BENCHES[name]();
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
