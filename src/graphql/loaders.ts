@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { OrganizationService, type OrganizationView } from '../services/organization.service';
 import { ProjectService, type ManagerView } from '../services/project.service';
 import type { ServiceContext } from '../services/service-context';
+import { StatisticsService, type ProjectStatisticsView, type TemplateStatsView } from '../services/statistics.service';
 
 /** A loader from a batch function that answers a Map; missing keys resolve to `fallback`. */
 function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V): DataLoader<string, V> {
@@ -18,12 +19,15 @@ function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>
 export function createLoaders(sc: ServiceContext) {
   const projects = new ProjectService(sc);
   const organizations = new OrganizationService(sc);
+  const statistics = new StatisticsService(sc);
   return {
     organization: mapLoader<OrganizationView | null>(async (ids) => {
       const views = await organizations.views(ids.filter((id) => sc.caller.adminOrganizationIds.includes(id)));
       return new Map(views.map((v) => [v.id, v]));
     }, null),
     managers: mapLoader<ManagerView[]>((ids) => projects.managersByProject(ids), []),
+    projectStatistics: mapLoader<ProjectStatisticsView | null>((ids) => statistics.projectStatistics(ids), null),
+    templateStats: mapLoader<TemplateStatsView | null>((ids) => statistics.templateStats(ids), null),
   };
 }
 

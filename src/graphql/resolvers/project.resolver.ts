@@ -5,6 +5,7 @@ import { ProjectService, projectFields, type ProjectView } from '../../services/
 import type { GraphQLContext } from '../context';
 import { Organization } from '../types/organization.type';
 import { Manager, Project, ProjectConnection } from '../types/project.type';
+import { ProjectStatistics } from '../types/statistics.type';
 import { encodeCursor } from '../../services/pagination';
 
 type ProjectRoot = Omit<ProjectView, 'managers'>;
@@ -41,6 +42,17 @@ export class ProjectResolver {
   @Mutation(() => Project, { description: 'Archives the project (idempotent)' })
   async archiveProject(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
     return projectFields(await new ProjectService(sc).archive(id));
+  }
+
+  @Query(() => [ProjectStatistics], { nullable: 'items', description: 'Statistics of many projects in one request, in the order of ids; null for an id the caller may not see' })
+  async projectsStatistics(@Arg('ids', () => [ID]) ids: string[], @Ctx() { loaders }: GraphQLContext) {
+    const stats = await loaders.projectStatistics.loadMany(ids.map((id) => id.toLowerCase()));
+    return stats.map((s, i) => (s && !(s instanceof Error) ? { projectId: ids[i], ...s } : null));
+  }
+
+  @FieldResolver(() => ProjectStatistics)
+  async statistics(@Root() project: ProjectRoot, @Ctx() { loaders }: GraphQLContext) {
+    return { projectId: project.id, ...(await loaders.projectStatistics.load(project.id)) };
   }
 
   @FieldResolver(() => Organization)

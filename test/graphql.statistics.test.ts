@@ -1,0 +1,65 @@
+import { DEMO_IDS } from '../src/seed/demo-data';
+import { camelToSnake } from '../src/services/validation';
+import { startTestApp, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
+import { gql } from './support/graphql';
+import { request } from './support/http';
+
+let t: TestApp;
+let architect: string;
+
+const STATS = `answered mayAnswer declined contractors tenderDocuments budgets { total simulatedCost totalAnticipatedTrades
+  totalAnticipatedOffers budgetTradesToAssign { value percent } projectDeviation { value percent } }`;
+
+/** GraphQL's camelCase statistics in REST's snake_case, to compare the two interfaces. */
+function snake(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snake);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelToSnake(k), snake(v)]));
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  architect = await tokenFor(t.url, 'architect@demo.test');
+});
+afterAll(() => t.close());
+
+describe('Query.projectsStatistics', () => {
+  it('answers one statistics object per id, in order, null for ids the caller may not see', async () => {
+    const ids = [DEMO_IDS.projects.school, DEMO_IDS.projects.cabinetSudHall, DEMO_IDS.projects.residence, '00000000-0000-4000-8000-000000000000'];
+    const res = await gql(t.url, architect, `query($ids: [ID!]!) { projectsStatistics(ids: $ids) { projectId ${STATS} } }`, { ids });
+    const rows = res.body.data.projectsStatistics;
+    expect(rows.map((r: { projectId: string } | null) => r?.projectId ?? null)).toEqual([DEMO_IDS.projects.school, null, DEMO_IDS.projects.residence, null]);
+    expect(rows[2]).toMatchObject({ contractors: 9, answered: 6, declined: 2, mayAnswer: 6, tenderDocuments: 10 });
+    expect(rows[2].budgets).toEqual({
+      total: 355500.5, simulatedCost: 356799.5, totalAnticipatedTrades: 278500.5, totalAnticipatedOffers: 279799.5,
+      budgetTradesToAssign: { value: 77000, percent: 21.66 }, projectDeviation: { value: 1299, percent: 0.37 },
+    });
+  });
+
+  it('equals REST #5 for every demo project', async () => {
+    const ids = [DEMO_IDS.projects.residence, DEMO_IDS.projects.school, DEMO_IDS.projects.archivedHouse, DEMO_IDS.projects.nordOffices];
+    const res = await gql(t.url, architect, `query($ids: [ID!]!) { projectsStatistics(ids: $ids) { ${STATS} } }`, { ids });
+    for (const [i, id] of ids.entries()) {
+      const rest = await request(t.url, 'GET', `/api/svc/v1/projects/${id}/statistics`, { token: architect });
+      expect(snake(res.body.data.projectsStatistics[i])).toEqual(rest.body.project.statistics);
+    }
+  });
+
+  it('runs the same number of SQL statements for 1 and for 4 projects', async () => {
+    const query = `query($ids: [ID!]!) { projectsStatistics(ids: $ids) { ${STATS} } }`;
+    const one = await t.queries.measure(() => gql(t.url, architect, query, { ids: [DEMO_IDS.projects.residence] }));
+    const four = await t.queries.measure(() => gql(t.url, architect, query, {
+      ids: [DEMO_IDS.projects.residence, DEMO_IDS.projects.school, DEMO_IDS.projects.archivedHouse, DEMO_IDS.projects.nordOffices],
+    }));
+    expect(four.statements).toBe(one.statements);
+  });
+});
+
+describe('Project.statistics', () => {
+  it('resolves the statistics of each listed project through one batched statement', async () => {
+    const res = await gql(t.url, architect, `{ projects { nodes { id statistics { projectId answered budgets { total } } } } }`);
+    const residence = res.body.data.projects.nodes.find((p: { id: string }) => p.id === DEMO_IDS.projects.residence);
+    expect(residence.statistics).toEqual({ projectId: DEMO_IDS.projects.residence, answered: 6, budgets: { total: 355500.5 } });
+  });
+});
