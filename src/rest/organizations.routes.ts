@@ -19,6 +19,26 @@ const ORGANIZATION: JsonSchema = {
   },
 };
 
+const USER: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' }, first_name: { type: 'string' }, last_name: { type: 'string' }, phone: { type: 'string' },
+    mobile: { type: ['string', 'null'] }, email: { type: 'string' }, is_registered: { type: 'boolean' },
+    organization_ids: { type: 'array', items: { type: 'string', format: 'uuid' }, description: 'The caller\'s organizations the user belongs to' },
+  },
+};
+
+const HEADQUARTER: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    organizations: { type: 'array', items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' } } } },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+};
+
 /** Operations #17-#21. */
 export const organizationRoutes: RouteDef[] = [
   route({
@@ -33,7 +53,7 @@ export const organizationRoutes: RouteDef[] = [
     operation: 18, operationId: 'getOrganizationUser', method: 'get', prefix: 'svc', path: '/organizations/users/:userId', alias: true, tag,
     summary: 'A user of one of the caller\'s organizations.',
     params: UserParams,
-    success: { status: 200, description: '`{ user }`' },
+    success: { status: 200, description: '`{ user }`', schema: { type: 'object', properties: { user: USER } } },
     async handler({ params, ...sc }) {
       return { body: { user: toRest(await new OrganizationService(sc).user(params.userId)) } };
     },
@@ -51,7 +71,7 @@ export const organizationRoutes: RouteDef[] = [
     operation: 21, operationId: 'getOrganizationHeadquarter', method: 'get', prefix: 'svc', path: '/organizations/headquarters/:organizationId', alias: true, tag,
     summary: 'The headquarter an organization of the caller belongs to.',
     params: OrganizationParams,
-    success: { status: 200, description: '`{ headquarter }`' },
+    success: { status: 200, description: '`{ headquarter }`', schema: { type: 'object', properties: { headquarter: HEADQUARTER } } },
     async handler({ params, ...sc }) {
       return { body: { headquarter: toRest(await new OrganizationService(sc).headquarterOf(params.organizationId)) } };
     },

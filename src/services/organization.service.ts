@@ -51,7 +51,7 @@ export class OrganizationService {
     const orgs = await this.sc.em.find(Organization, { id: { $in: ids } }, { orderBy: { name: 'asc', id: 'asc' } });
     const memberships = await this.sc.em.find(Membership, { organization: { $in: ids } }, {
       populate: ['user'],
-      orderBy: { user: { lastName: 'asc', firstName: 'asc' } },
+      orderBy: { user: { lastName: 'asc', firstName: 'asc', id: 'asc' } },
     });
     return orgs.map((o) => ({
       id: o.id,
@@ -88,7 +88,7 @@ export class OrganizationService {
     const memberships = await this.sc.em.find(Membership, {
       user: userId,
       organization: { $in: this.sc.caller.adminOrganizationIds },
-    }, { populate: ['user'] });
+    }, { populate: ['user'], orderBy: { organization: { name: 'asc', id: 'asc' } } });
     if (!memberships.length) throw new NotFoundError('User not found');
     return { ...userView(memberships[0].user), organizationIds: memberships.map((m) => m.organization.id) };
   }

@@ -42,6 +42,8 @@ export interface ProjectListOptions {
   archived?: boolean;
   first?: number | null;
   after?: string | null;
+  /** Name of the cursor field in errors (REST says `cursor`, GraphQL `after`). */
+  afterField?: string;
 }
 
 /** A project's own fields; `managers` are filled by views(). */
@@ -103,7 +105,7 @@ export class ProjectService {
     const totalCount = opts.first ? await this.sc.em.count(Project, where) : -1;
     const paged: FilterQuery<Project> = { ...where };
     if (opts.after) {
-      const c = decodeCursor(opts.after, 'after');
+      const c = decodeCursor(opts.after, opts.afterField ?? 'after');
       const at = new Date(c.c);
       paged.$or = [{ createdAt: { $lt: at } }, { createdAt: at, id: { $lt: c.i } }];
     }
@@ -180,13 +182,17 @@ export class ProjectService {
     });
   }
 
-  /** #4: marks the project archived; archiving twice changes nothing. */
+  /** #4: marks the project archived; archiving twice changes nothing (the first `archived_at` stays). */
   async archive(projectId: string): Promise<Project> {
-    const project = await visibleProject(this.sc, projectId);
-    if (!project.archivedAt) {
-      project.archivedAt = new Date();
-      await this.sc.em.flush();
-    }
-    return project;
+    return this.sc.em.transactional(async (em) => {
+      const project = await visibleProject({ ...this.sc, em }, projectId);
+      if (!project.archivedAt) {
+        // Conditional, so that two concurrent archives keep the first time.
+        const now = new Date();
+        await em.nativeUpdate(Project, { id: project.id, archivedAt: null }, { archivedAt: now, updatedAt: now });
+        await em.refresh(project);
+      }
+      return project;
+    });
   }
 }

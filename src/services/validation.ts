@@ -12,12 +12,16 @@ const MESSAGES: Record<string, string> = {
   unknownValue: 'must be an object',
 };
 
+const TYPE_CHECKS = ['isString', 'isNumber', 'isBoolean', 'isArray', 'isObject'];
+
 function flatten(errors: ClassValidationError[], prefix: string, out: FieldError[]): FieldError[] {
   for (const e of errors) {
     const field = prefix ? `${prefix}.${e.property}` : e.property;
     const constraints = e.constraints ?? {};
-    // A missing field fails every rule on it; saying it is required is enough.
-    const failed = constraints.isDefined ? { isDefined: constraints.isDefined } : constraints;
+    // A missing field fails every rule on it; saying it is required is enough. Likewise a value of the
+    // wrong type: "must be a string" says it, "must be at most 255 characters long" would mislead.
+    const typeCheck = TYPE_CHECKS.find((c) => constraints[c]);
+    const failed = constraints.isDefined ? { isDefined: constraints.isDefined } : typeCheck ? { [typeCheck]: constraints[typeCheck] } : constraints;
     for (const [constraint, message] of Object.entries(failed)) {
       out.push({ field, message: MESSAGES[constraint] ?? message });
     }
