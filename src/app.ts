@@ -7,6 +7,7 @@ import { errorsMiddleware } from './http/errors.middleware';
 import { requestContext } from './http/request-context.middleware';
 import type { AppState } from './http/state';
 import { authRoutes } from './rest/auth.routes';
+import { fileRoutes } from './rest/files.routes';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
 import { TokenVerifier } from './services/token-verifier';
@@ -27,7 +28,9 @@ export interface App {
 /** Builds the Koa application: middleware chain, REST routers, GraphQL, the identity provider. */
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, orm, log } = deps;
-  const koa = new Koa<AppState>({ proxy: config.trustProxy });
+  // Only the last X-Forwarded-For entry, the one the trusted proxy appended, is the client: earlier ones
+  // are whatever the client sent, and would let a stolen token pass the client_ip binding.
+  const koa = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // errors are logged by errorsMiddleware, under the request id
   koa.use(requestContext(orm, log));
   koa.use(errorsMiddleware());
@@ -35,6 +38,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   if (config.auth.devProvider) koa.use(authRoutes(config).routes());
   const verifier = new TokenVerifier(config);
   koa.use(restRoutes(config, verifier).routes());
+  koa.use(fileRoutes(config).routes());
   const graphql = await graphqlRoutes(config, verifier);
   koa.use(graphql.router.routes());
   return {

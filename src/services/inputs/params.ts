@@ -1,4 +1,5 @@
-import { Digits, Required, Text, Uuid } from './rules';
+import { Matches } from 'class-validator';
+import { Digits, Optional, Required, Text, Uuid } from './rules';
 
 // Path parameters of the REST operations: validated like any input, so a malformed id is a 400.
 
@@ -21,6 +22,8 @@ export class DocumentDownloadParams extends TemplateParams {
   @Required() @Uuid()
   documentId!: string;
 
+  /** A path segment, hence a string; absent: the available versions are listed. */
+  @Optional() @Matches(/^[1-9]\d*$/, { message: 'must be a positive whole number' })
   version?: string;
 }
 

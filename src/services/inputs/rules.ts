@@ -4,7 +4,7 @@
  */
 import { Type } from 'class-transformer';
 import {
-  ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, IsUUID,
+  ArrayMinSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, IsUUID,
   Matches, Max, MaxLength, Min, ValidateNested, registerDecorator, type ValidationArguments,
 } from 'class-validator';
 
@@ -22,6 +22,7 @@ export const Text = (maxLength = 255) => compose(
   MaxLength(maxLength, { message: `must be at most ${maxLength} characters long` }),
 );
 export const Uuid = () => IsUUID('all', { message: 'must be a UUID' });
+export const Email = () => IsEmail({}, { message: 'must be an email address' });
 export const OneOf = (values: readonly string[]) => IsIn([...values], { message: `must be one of: ${values.join(', ')}` });
 export const Num = () => IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'must be a number' });
 export const AtLeast = (n: number) => Min(n, { message: `must be at least ${n}` });

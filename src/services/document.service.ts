@@ -1,0 +1,262 @@
+import { Contractor } from '../entities';
+import { NotFoundError } from '../errors';
+import { signedFileUrl } from './file-url';
+import type { ServiceContext } from './service-context';
+import { round2 } from './time';
+
+/** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
+export type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';
+
+/** An entry of the organization's contractor directory. */
+export interface ContractorView {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  information: { fiscalNumber: string | null };
+}
+
+/** A document's own fields; its contractor and versions come from contractorsByIds and versionsByDocument. */
+export interface DocumentFields {
+  id: string;
+  templateId: string;
+  contractorId: string;
+  intention: string | null;
+  state: DocumentState;
+  dceDownloadedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface DocumentVersionView {
+  version: number;
+  subTotal: number;
+  discount: number;
+  status: string;
+  /** Null for a draft. */
+  sentAt: Date | null;
+  isMandate: boolean;
+  hasFiles: boolean;
+  hasDpgf: boolean;
+}
+
+/** A document as "Template detail" shows it, plus its `state`. */
+export interface DocumentView {
+  id: string;
+  contractor: { id: string; name: string; information: { fiscalNumber: string | null }; email: string };
+  dceDownloadedAt: Date | null;
+  intention: string | null;
+  state: DocumentState;
+  versions: DocumentVersionView[];
+}
+
+export interface VersionFilesView {
+  version: number;
+  status: string;
+  sentAt: Date | null;
+  files: { name: string; size: number }[];
+}
+
+export interface FileDownloadView {
+  name: string;
+  url: string;
+  expiresAt: Date;
+}
+
+/** Raw rows carry timestamps as PostgreSQL's text; see `date()`. */
+type PgTimestamp = string | Date | null;
+
+interface DocumentRow {
+  id: string;
+  template_id: string;
+  contractor_id: string;
+  intention: string | null;
+  state: DocumentState;
+  dce_downloaded_at: PgTimestamp;
+  created_at: PgTimestamp;
+}
+
+interface VersionRow {
+  document_id: string;
+  version: number;
+  sub_total: string;
+  discount: string;
+  status: string;
+  sent_at: PgTimestamp;
+  is_mandate: boolean;
+  has_files: boolean;
+  has_dpgf: boolean;
+}
+
+/** The highest version number a version column (integer) holds. */
+const MAX_VERSION = 2147483647;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids worth sending to PostgreSQL: lowercase, deduplicated UUIDs (a malformed one would fail the cast). */
+export function uuidList(ids: readonly string[]): string[] {
+  return [...new Set(ids.filter((id) => typeof id === 'string' && UUID.test(id)).map((id) => id.toLowerCase()))];
+}
+
+/**
+ * Documents of the caller's organizations with their `state`, in creation order. `where` is an extra SQL
+ * condition on `d` with its bindings.
+ */
+const DOCUMENTS_SQL = (where: string) => `
+  select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at, d.created_at,
+    case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state
+  from document d
+  join template t on t.id = d.template_id
+  join project p on p.id = t.project_id
+  left join lateral (
+    select v.status from document_version v where v.document_id = d.id order by v.version desc limit 1
+  ) l on true
+  where p.organization_id = any(array[?]::uuid[]) and ${where}
+  order by d.created_at, d.id`;
+
+/** Invited contractors' documents on templates: their versions, contractors, files and download URLs. */
+export class DocumentService {
+  constructor(private readonly sc: ServiceContext) {}
+
+  /** Documents of many templates in one statement, by template id (every requested id present). */
+  async documentsByTemplate(templateIds: readonly string[]): Promise<Map<string, DocumentFields[]>> {
+    const ids = uuidList(templateIds);
+    const out = new Map<string, DocumentFields[]>(ids.map((id) => [id, []]));
+    if (!ids.length) return out;
+    for (const d of await this.query('d.template_id = any(array[?]::uuid[])', [ids])) out.get(d.templateId)?.push(d);
+    return out;
+  }
+
+  /** Documents of one template for some contractors, in one statement. */
+  async documentsOfContractors(templateId: string, contractorIds: readonly string[]): Promise<DocumentFields[]> {
+    const ids = uuidList(contractorIds);
+    if (!ids.length) return [];
+    return this.query('d.template_id = ? and d.contractor_id = any(array[?]::uuid[])', [templateId.toLowerCase(), ids]);
+  }
+
+  /** Versions of many documents in one statement, by document id, ordered by version. */
+  async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, DocumentVersionView[]>> {
+    const ids = uuidList(documentIds);
+    const out = new Map<string, DocumentVersionView[]>(ids.map((id) => [id, []]));
+    if (!ids.length) return out;
+    // Documents reach here only through the caller's templates; versions carry no tenancy of their own.
+    const rows = await this.sc.em.execute<VersionRow[]>(`
+      select v.document_id, v.version, v.sub_total, v.discount, v.status, v.sent_at, v.is_mandate, v.has_dpgf,
+        exists (select 1 from document_file f where f.version_id = v.id) as has_files
+      from document_version v
+      where v.document_id = any(array[?]::uuid[])
+      order by v.document_id, v.version`, [ids]);
+    for (const r of rows) {
+      out.get(r.document_id)?.push({
+        version: r.version,
+        subTotal: round2(Number(r.sub_total)),
+        discount: round2(Number(r.discount)),
+        status: r.status,
+        sentAt: this.date(r.sent_at),
+        isMandate: r.is_mandate,
+        hasFiles: r.has_files,
+        hasDpgf: r.has_dpgf,
+      });
+    }
+    return out;
+  }
+
+  /** Directory entries of the caller's organizations by id, in one statement. */
+  async contractorsByIds(contractorIds: readonly string[]): Promise<Map<string, ContractorView>> {
+    const ids = uuidList(contractorIds);
+    if (!ids.length) return new Map();
+    const rows = await this.sc.em.find(Contractor, { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } });
+    return new Map(rows.map((c) => [c.id, {
+      id: c.id,
+      name: c.name,
+      email: c.email,
+      phone: c.phone ?? null,
+      information: { fiscalNumber: c.fiscalNumber ?? null },
+    }]));
+  }
+
+  /** Documents with their contractor and versions: two statements whatever their number. */
+  async views(documents: DocumentFields[]): Promise<DocumentView[]> {
+    const contractors = await this.contractorsByIds(documents.map((d) => d.contractorId));
+    const versions = await this.versionsByDocument(documents.map((d) => d.id));
+    return documents.map((d) => {
+      const c = contractors.get(d.contractorId);
+      if (!c) throw new Error(`contractor ${d.contractorId} of document ${d.id} is not in the document's organization`);
+      return {
+        id: d.id,
+        contractor: { id: c.id, name: c.name, information: c.information, email: c.email },
+        dceDownloadedAt: d.dceDownloadedAt,
+        intention: d.intention,
+        state: d.state,
+        versions: versions.get(d.id) ?? [],
+      };
+    });
+  }
+
+  /** #16 without a version: every version of the document with its files' names and sizes. */
+  async versionFiles(projectId: string, templateId: string, documentId: string): Promise<VersionFilesView[]> {
+    const id = await this.visibleDocument(projectId, templateId, documentId);
+    const rows = await this.sc.em.execute<Array<{ version: number; status: string; sent_at: PgTimestamp; name: string | null; size: number | null }>>(`
+      select v.version, v.status, v.sent_at, f.name, f.size
+      from document_version v left join document_file f on f.version_id = v.id
+      where v.document_id = ?
+      order by v.version, f.created_at, f.name, f.id`, [id]);
+    const out: VersionFilesView[] = [];
+    for (const r of rows) {
+      let v = out[out.length - 1];
+      if (!v || v.version !== r.version) out.push(v = { version: r.version, status: r.status, sentAt: this.date(r.sent_at), files: [] });
+      if (r.name !== null) v.files.push({ name: r.name, size: r.size ?? 0 });
+    }
+    return out;
+  }
+
+  /** #16 with a version: a signed, expiring URL for each file of that version; 404 when there is no such version. */
+  async versionDownload(projectId: string, templateId: string, documentId: string, version: string): Promise<FileDownloadView[]> {
+    const id = await this.visibleDocument(projectId, templateId, documentId);
+    const n = Number(version);
+    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_VERSION) throw new NotFoundError('Version not found');
+    const rows = await this.sc.em.execute<Array<{ file_id: string | null; name: string | null }>>(`
+      select f.id as file_id, f.name
+      from document_version v left join document_file f on f.version_id = v.id
+      where v.document_id = ? and v.version = ?
+      order by f.created_at, f.name, f.id`, [id, n]);
+    if (!rows.length) throw new NotFoundError('Version not found');
+    return rows.filter((r) => r.file_id !== null).map((r) => {
+      const signed = signedFileUrl(this.sc.config, r.file_id!);
+      return { name: r.name!, url: signed.url, expiresAt: signed.expiresAt };
+    });
+  }
+
+  /** The document's id when it is on that template of that project of the caller's organizations; 404 otherwise. */
+  private async visibleDocument(projectId: string, templateId: string, documentId: string): Promise<string> {
+    const [row] = await this.sc.em.execute<Array<{ id: string }>>(`
+      select d.id from document d
+      join template t on t.id = d.template_id
+      join project p on p.id = t.project_id
+      where d.id = ? and t.id = ? and p.id = ? and p.organization_id = any(array[?]::uuid[])`,
+    [documentId.toLowerCase(), templateId.toLowerCase(), projectId.toLowerCase(), uuidList(this.sc.caller.adminOrganizationIds)]);
+    if (!row) throw new NotFoundError('Document not found');
+    return row.id;
+  }
+
+  private async query(where: string, params: unknown[]): Promise<DocumentFields[]> {
+    const orgs = uuidList(this.sc.caller.adminOrganizationIds);
+    if (!orgs.length) return [];
+    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(where), [orgs, ...params]);
+    return rows.map((r) => ({
+      id: r.id,
+      templateId: r.template_id,
+      contractorId: r.contractor_id,
+      intention: r.intention,
+      state: r.state,
+      dceDownloadedAt: this.date(r.dce_downloaded_at),
+      createdAt: this.date(r.created_at)!,
+    }));
+  }
+
+  /** Raw SQL answers timestamptz as text (the driver's parser is off for the ORM): parse it as the ORM does. */
+  private date(value: PgTimestamp): Date | null {
+    if (value === null || value instanceof Date) return value;
+    const parsed = this.sc.em.getPlatform().parseDate(value);
+    return parsed instanceof Date ? parsed : new Date(value);
+  }
+}

@@ -1,0 +1,65 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config';
+import { ForbiddenError, NotFoundError } from '../errors';
+
+/** How long a download URL stays valid (decisions.md section 4). */
+export const DOWNLOAD_URL_TTL_SECONDS = 15 * 60;
+
+/** Used when DOWNLOAD_URL_SECRET is not set: URLs then stop working when the process restarts. */
+const PROCESS_SECRET = randomBytes(32);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function secretOf(config: Config): Buffer | string {
+  return config.downloadUrlSecret ?? PROCESS_SECRET;
+}
+
+/** HMAC-SHA256 of the file id and the expiry time (unix seconds), base64url. */
+export function fileSignature(config: Config, fileId: string, expires: number): string {
+  return createHmac('sha256', secretOf(config)).update(`${fileId.toLowerCase()}\n${expires}`).digest('base64url');
+}
+
+export interface SignedFileUrl {
+  url: string;
+  expiresAt: Date;
+}
+
+/** An absolute URL the service serves the file at, without a bearer token, until `expiresAt`. */
+export function signedFileUrl(config: Config, fileId: string, expiresAt = new Date(Date.now() + DOWNLOAD_URL_TTL_SECONDS * 1000)): SignedFileUrl {
+  const expires = Math.floor(expiresAt.getTime() / 1000);
+  const id = fileId.toLowerCase();
+  return {
+    url: `${config.publicUrl}/files/${id}?expires=${expires}&signature=${fileSignature(config, id, expires)}`,
+    expiresAt: new Date(expires * 1000),
+  };
+}
+
+/** Throws 403 unless the signature is the service's for this file and expiry, and the expiry is not past. */
+export function verifyFileUrl(config: Config, fileId: string, expires: unknown, signature: unknown, now = new Date()): void {
+  const altered = new ForbiddenError('The download link is not valid');
+  if (!UUID.test(fileId) || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') throw altered;
+  const expected = Buffer.from(fileSignature(config, fileId, Number(expires)));
+  const given = Buffer.from(signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw altered;
+  if (Number(expires) * 1000 <= now.getTime()) throw new ForbiddenError('The download link has expired');
+}
+
+export interface StoredFile {
+  name: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/**
+ * The file a signed URL names, read from the service's file storage. The signature is checked before
+ * anything is read; the file may since have gone with its template (404).
+ */
+export async function readSignedFile(em: EntityManager, config: Config, fileId: string, expires: unknown, signature: unknown): Promise<StoredFile> {
+  verifyFileUrl(config, fileId, expires, signature);
+  const [row] = await em.execute<Array<{ name: string; content_type: string; content: Buffer }>>(
+    'select name, content_type, content from document_file where id = ?', [fileId],
+  );
+  if (!row) throw new NotFoundError('File not found');
+  return { name: row.name, contentType: row.content_type, content: row.content };
+}

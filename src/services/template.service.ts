@@ -1,0 +1,263 @@
+import { LockMode, UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ProjectTrade, Template } from '../entities';
+import { visibleProject, writableProject } from './access';
+import { DocumentService, uuidList, type DocumentView } from './document.service';
+import type { AddTemplateInput } from './inputs/template.input';
+import { decodeCursor, encodeCursor, type Page } from './pagination';
+import type { ServiceContext } from './service-context';
+import { StatisticsService, type TemplateStatsView } from './statistics.service';
+import { round2 } from './time';
+
+export interface TemplateTradeView {
+  id: string;
+  name: string;
+  number: string;
+  shortName: string;
+}
+
+/** The template record of interface.md without `stats` (GraphQL resolves those through a loader). */
+export interface TemplateFields {
+  id: string;
+  projectId: string;
+  isSlice: boolean;
+  /** Null when the template is not a slice. */
+  slice: string | null;
+  closedAt: Date | null;
+  versionSaved: number;
+  responseType: string | null;
+  budgets: { value: number };
+  itemisedSheet: { version: number; isDraft: boolean; hasAdditionalServices: boolean };
+  trade: TemplateTradeView;
+  endOfOfferDate: Date | null;
+  consultationStartedAt: Date | null;
+  foldOpened: boolean;
+  favouriteConsultationId: string | null;
+  selectedConsultationId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The template record of interface.md, field for field. */
+export type TemplateView = Omit<TemplateFields, 'createdAt' | 'updatedAt'> & { stats: TemplateStatsView; createdAt: Date; updatedAt: Date };
+
+/** "Template detail": the template's name and its contractors' documents. */
+export interface TemplateDetailView {
+  id: string;
+  name: string;
+  documents: DocumentView[];
+}
+
+/** An item of #12: a template with its contractors' documents. */
+export interface TemplateDocumentsView {
+  id: string;
+  name: string;
+  isSlice: boolean;
+  slice: string | null;
+  trade: TemplateTradeView;
+  documents: DocumentView[];
+}
+
+export interface TemplateListOptions {
+  first?: number | null;
+  after?: string | null;
+}
+
+const EMPTY_STATS: TemplateStatsView = {
+  deltaBudget: 0, contractors: 0, contractorsAnswers: 0, contractorsPending: 0, contractorsDeclined: 0,
+  contractorsInRevision: 0, contractorsIntentionIsNo: 0, contractorsIntentionIsMaybe: 0,
+};
+
+/** The template's display name: its trade's, followed by " - <slice name>" for a slice. */
+export function templateName(t: Template): string {
+  const trade = t.trade as ProjectTrade;
+  return t.isSlice && t.sliceName ? `${trade.name} - ${t.sliceName}` : trade.name;
+}
+
+/** A template's own fields (its trade must be loaded). */
+export function templateFields(t: Template): TemplateFields {
+  const trade = t.trade as ProjectTrade;
+  return {
+    id: t.id,
+    projectId: t.project.id,
+    isSlice: t.isSlice,
+    slice: t.isSlice ? t.sliceName ?? null : null,
+    closedAt: t.closedAt ?? null,
+    versionSaved: t.versionSaved,
+    responseType: t.responseType ?? null,
+    budgets: { value: round2(Number(t.budget)) },
+    itemisedSheet: { version: t.itemisedSheetVersion, isDraft: t.itemisedSheetIsDraft, hasAdditionalServices: t.itemisedSheetHasAdditionalServices },
+    trade: { id: trade.id, name: trade.name, number: trade.number, shortName: trade.shortName },
+    endOfOfferDate: t.endOfOfferDate ?? null,
+    consultationStartedAt: t.consultationStartedAt ?? null,
+    foldOpened: t.foldOpened,
+    favouriteConsultationId: t.favouriteConsultation?.id ?? null,
+    selectedConsultationId: t.selectedConsultation?.id ?? null,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+  };
+}
+
+/**
+ * DPGF templates and their slices: list, read with documents, add (a trade's template, then slices of
+ * it), delete (never losing an answer).
+ */
+export class TemplateService {
+  constructor(private readonly sc: ServiceContext) {}
+
+  /**
+   * Templates and slices of many projects in one statement, by (lowercase) project id, oldest first; a
+   * project the caller may not see gets an empty list.
+   */
+  async templatesByProject(projectIds: readonly string[]): Promise<Map<string, TemplateFields[]>> {
+    const ids = uuidList(projectIds);
+    const out = new Map<string, TemplateFields[]>(ids.map((id) => [id, []]));
+    if (!ids.length) return out;
+    const rows = await this.sc.em.find(Template, { project: { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } } }, {
+      populate: ['trade'],
+      orderBy: { createdAt: 'asc', id: 'asc' },
+    });
+    for (const t of rows) out.get(t.project.id)?.push(templateFields(t));
+    return out;
+  }
+
+  /** Template records with their stats: one statement for the stats whatever their number. */
+  async views(templates: Template[]): Promise<TemplateView[]> {
+    const stats = await new StatisticsService(this.sc).templateStats(templates.map((t) => t.id));
+    return templates.map((t) => {
+      const { createdAt, updatedAt, ...fields } = templateFields(t);
+      return { ...fields, stats: stats.get(t.id) ?? EMPTY_STATS, createdAt, updatedAt };
+    });
+  }
+
+  /** #10: templates and slices of a project, oldest first; paged when `first` is given. */
+  async list(projectId: string, opts: TemplateListOptions = {}): Promise<Page<Template>> {
+    const project = await visibleProject(this.sc, projectId);
+    const where: FilterQuery<Template> = { project: project.id };
+    const totalCount = opts.first ? await this.sc.em.count(Template, where) : -1;
+    const paged: FilterQuery<Template> = { ...where };
+    if (opts.after) {
+      const c = decodeCursor(opts.after, 'cursor');
+      const at = new Date(c.c);
+      paged.$or = [{ createdAt: { $gt: at } }, { createdAt: at, id: { $gt: c.i } }];
+    }
+    const items = await this.sc.em.find(Template, paged, {
+      populate: ['trade'],
+      orderBy: { createdAt: 'asc', id: 'asc' },
+      limit: opts.first ? opts.first + 1 : undefined,
+    });
+    const hasNextPage = !!opts.first && items.length > opts.first;
+    if (hasNextPage) items.pop();
+    const last = items[items.length - 1];
+    return {
+      items,
+      totalCount: totalCount >= 0 ? totalCount : items.length,
+      hasNextPage,
+      endCursor: last ? encodeCursor(last.createdAt, last.id) : null,
+    };
+  }
+
+  /** A template or slice of a visible project, with its trade; 404 otherwise. */
+  async get(projectId: string, templateId: string): Promise<Template> {
+    const template = await this.sc.em.findOne(Template, {
+      id: templateId.toLowerCase(),
+      project: { id: projectId.toLowerCase(), organization: { $in: this.sc.caller.adminOrganizationIds } },
+    }, { populate: ['trade'] });
+    if (!template) throw new NotFoundError('Template not found');
+    return template;
+  }
+
+  /** #13: the template's name and its documents with contractors and versions. */
+  async detail(projectId: string, templateId: string): Promise<TemplateDetailView> {
+    const template = await this.get(projectId, templateId);
+    const [item] = await this.withDocuments([template]);
+    return { id: item.id, name: item.name, documents: item.documents };
+  }
+
+  /** Templates with their documents: three statements whatever their number. */
+  async withDocuments(templates: Template[]): Promise<TemplateDocumentsView[]> {
+    const documents = new DocumentService(this.sc);
+    const byTemplate = await documents.documentsByTemplate(templates.map((t) => t.id));
+    const views = new Map((await documents.views([...byTemplate.values()].flat())).map((d) => [d.id, d]));
+    return templates.map((t) => {
+      const { id, isSlice, slice, trade } = templateFields(t);
+      return { id, name: templateName(t), isSlice, slice, trade, documents: (byTemplate.get(t.id) ?? []).map((d) => views.get(d.id)!) };
+    });
+  }
+
+  /**
+   * #11: the trade's template when it has none, else a slice of it, named `sliceName` or "Tranche N".
+   * Creations for one trade are serialized by a lock on the trade, so two at once cannot both make the
+   * main template, nor pick the same "Tranche N".
+   */
+  async create(projectId: string, input: AddTemplateInput): Promise<Template> {
+    const project = await writableProject(this.sc, projectId);
+    try {
+      return await this.sc.em.transactional(async (em) => {
+        const trade = await em.findOne(ProjectTrade, { id: input.tradeId.toLowerCase(), project: project.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!trade) throw new ValidationError([{ field: 'tradeId', message: 'is not a trade of this project' }]);
+        const existing = await em.find(Template, { trade: trade.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+        const main = existing.find((t) => !t.parent) ?? null;
+        const template = em.create(Template, {
+          project: project.id,
+          trade,
+          parent: main,
+          isSlice: main !== null,
+          sliceName: main ? input.sliceName ?? nextTrancheName(existing.filter((t) => t.parent).map((t) => t.sliceName ?? '')) : null,
+          budget: input.budget ?? 0,
+          responseType: project.responseType,
+          // A date without a time: noon UTC keeps it on the same day in every European time zone.
+          endOfOfferDate: project.endOfOfferDate ? new Date(`${project.endOfOfferDate}T12:00:00Z`) : null,
+        });
+        await em.flush();
+        return template;
+      });
+    } catch (err) {
+      // The trade lock makes this unreachable between requests of this service; the index stays the guarantee.
+      if (err instanceof UniqueConstraintViolationException) throw new ConflictError('Another template was added to this trade at the same time: try again');
+      throw err;
+    }
+  }
+
+  /**
+   * #14: a slice removes itself; a main template removes itself with its slices (and their documents).
+   * 409 when any of them holds an ANSWERED version: answers are never lost.
+   */
+  async remove(projectId: string, templateId: string): Promise<void> {
+    const project = await writableProject(this.sc, projectId);
+    const id = templateId.toLowerCase();
+    await this.sc.em.transactional(async (em) => {
+      const [found] = await em.execute<Array<{ trade_id: string }>>('select trade_id from template where id = ? and project_id = ?', [id, project.id]);
+      if (!found) throw new NotFoundError('Template not found');
+      // Same lock order as create() (trade, then template): a slice cannot be added under a template being removed.
+      await em.execute('select id from project_trade where id = ? for update', [found.trade_id]);
+      const [locked] = await em.execute<Array<{ id: string }>>('select id from template where id = ? and project_id = ? for update', [id, project.id]);
+      if (!locked) throw new NotFoundError('Template not found');
+      if (await hasAnswers(em, id)) {
+        throw new ConflictError('The template or one of its slices holds answered offers: it cannot be deleted');
+      }
+      await em.execute('delete from template where id = ?', [id]);
+    });
+  }
+}
+
+/** Whether the template, or one of its slices, has a document with an ANSWERED version. */
+async function hasAnswers(em: EntityManager, templateId: string): Promise<boolean> {
+  const [row] = await em.execute<Array<{ answered: boolean }>>(`
+    select exists (
+      select 1 from document_version v
+      join document d on d.id = v.document_id
+      join template t on t.id = d.template_id
+      where (t.id = ? or t.parent_id = ?) and v.status = 'ANSWERED'
+    ) as answered`, [templateId, templateId]);
+  return row.answered;
+}
+
+/** "Tranche N", N = number of slices + 1, or the next number whose name is free when slices were removed. */
+export function nextTrancheName(sliceNames: string[]): string {
+  const taken = new Set(sliceNames);
+  let n = sliceNames.length + 1;
+  while (taken.has(`Tranche ${n}`)) n++;
+  return `Tranche ${n}`;
+}
