@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { OrganizationService, type OrganizationView } from '../services/organization.service';
+import { ProjectTradeService, type ProjectTradeView } from '../services/project-trade.service';
 import { ProjectService, type ManagerView } from '../services/project.service';
 import type { ServiceContext } from '../services/service-context';
 import { StatisticsService, type ProjectStatisticsView, type TemplateStatsView } from '../services/statistics.service';
@@ -20,12 +21,14 @@ export function createLoaders(sc: ServiceContext) {
   const projects = new ProjectService(sc);
   const organizations = new OrganizationService(sc);
   const statistics = new StatisticsService(sc);
+  const trades = new ProjectTradeService(sc);
   return {
     organization: mapLoader<OrganizationView | null>(async (ids) => {
       const views = await organizations.views(ids.filter((id) => sc.caller.adminOrganizationIds.includes(id)));
       return new Map(views.map((v) => [v.id, v]));
     }, null),
     managers: mapLoader<ManagerView[]>((ids) => projects.managersByProject(ids), []),
+    trades: mapLoader<ProjectTradeView[]>((ids) => trades.tradesByProject(ids), []),
     projectStatistics: mapLoader<ProjectStatisticsView | null>((ids) => statistics.projectStatistics(ids), null),
     templateStats: mapLoader<TemplateStatsView | null>((ids) => statistics.templateStats(ids), null),
   };

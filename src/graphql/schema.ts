@@ -4,6 +4,7 @@ import { buildSchema } from 'type-graphql';
 import { validateInstance } from '../services/validation';
 import { MeResolver, OrganizationResolver } from './resolvers/organization.resolver';
 import { ProjectResolver } from './resolvers/project.resolver';
+import { ProjectTradeResolver, ProjectTradesFieldResolver } from './resolvers/project-trade.resolver';
 import { DateTimeScalar } from './scalars';
 
 let built: Promise<GraphQLSchema> | null = null;
@@ -11,7 +12,7 @@ let built: Promise<GraphQLSchema> | null = null;
 /** The schema, built once per process from the resolvers and types. */
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [MeResolver, OrganizationResolver, ProjectResolver],
+    resolvers: [MeResolver, OrganizationResolver, ProjectResolver, ProjectTradesFieldResolver, ProjectTradeResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.
     validateFn: async (argValue) => {
