@@ -1,4 +1,40 @@
-import type { RouteDef } from './route';
+import { CreditsService } from '../services/credits.service';
+import { CreditsUsageQuery } from '../services/inputs/credits.input';
+import { route, type RouteDef } from './route';
+import { toRest } from './serialize';
 
 /** Operations #35. */
-export const creditsRoutes: RouteDef[] = [];
+export const creditsRoutes: RouteDef[] = [
+  route({
+    operation: 35, operationId: 'creditsUsage', method: 'get', prefix: 'credits', path: '/credits-usage', tag: 'Credits',
+    summary: 'Credits consumed over a period (UTC days, both inclusive) by the current organization, another organization (organization_id) or a headquarter (headquarter_id). 403 for an organization or headquarter the caller may not report on.',
+    query: CreditsUsageQuery,
+    success: {
+      status: 200, description: '`{ credits_usage }`',
+      schema: {
+        type: 'object',
+        properties: {
+          credits_usage: {
+            type: 'object',
+            properties: {
+              total: { type: 'integer' },
+              from: { type: 'string', format: 'date' },
+              to: { type: 'string', format: 'date' },
+              scope: {
+                type: 'object',
+                properties: { type: { type: 'string', enum: ['organization', 'headquarter'] }, id: { type: 'string', format: 'uuid' }, name: { type: 'string' } },
+              },
+              organizations: {
+                type: 'array',
+                items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, total: { type: 'integer' } } },
+              },
+            },
+          },
+        },
+      },
+    },
+    async handler({ query, ...sc }) {
+      return { body: { credits_usage: toRest(await new CreditsService(sc).usage(query)) } };
+    },
+  }),
+];

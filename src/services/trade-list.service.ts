@@ -1,0 +1,60 @@
+import { QueryOrder } from '@mikro-orm/core';
+import { TradeList, TradeListTrade } from '../entities';
+import { NotFoundError } from '../errors';
+import type { ServiceContext } from './service-context';
+
+export interface TradeListView {
+  id: string;
+  name: string;
+  /** Null for a public list. */
+  organizationId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface TradeListTradeView {
+  id: string;
+  number: string;
+  name: string;
+  shortName: string;
+}
+
+export interface TradeListDetailView extends TradeListView {
+  trades: TradeListTradeView[];
+}
+
+const listView = (l: TradeList): TradeListView => ({
+  id: l.id,
+  name: l.name,
+  organizationId: l.organization?.id ?? null,
+  createdAt: l.createdAt,
+  updatedAt: l.updatedAt,
+});
+
+/** Trade lists the caller may use: the public ones and those of their Administrator organizations. */
+export class TradeListService {
+  constructor(private readonly sc: ServiceContext) {}
+
+  private visible() {
+    return { $or: [{ organization: null }, { organization: { $in: this.sc.caller.adminOrganizationIds } }] };
+  }
+
+  /** #23: public lists first, then the organizations' own, each by name. */
+  async list(): Promise<TradeListView[]> {
+    const lists = await this.sc.em.find(TradeList, this.visible(), {
+      orderBy: [{ organization: QueryOrder.ASC_NULLS_FIRST }, { name: QueryOrder.ASC }, { id: QueryOrder.ASC }],
+    });
+    return lists.map(listView);
+  }
+
+  /** #24: one visible list with its trades, in two statements. */
+  async get(tradeListId: string): Promise<TradeListDetailView> {
+    const list = await this.sc.em.findOne(TradeList, { id: tradeListId.toLowerCase(), ...this.visible() });
+    if (!list) throw new NotFoundError('Trade list not found');
+    const trades = await this.sc.em.find(TradeListTrade, { tradeList: list.id }, { orderBy: { number: 'asc', id: 'asc' } });
+    return {
+      ...listView(list),
+      trades: trades.map((t) => ({ id: t.id, number: t.number, name: t.name, shortName: t.shortName })),
+    };
+  }
+}
