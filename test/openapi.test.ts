@@ -1,0 +1,58 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { ALL_ROUTES } from '../src/rest';
+import { routePaths } from '../src/rest/mount';
+import { expandOptional, toOpenApiPath } from '../src/rest/openapi';
+import { startTestApp, type TestApp } from './support/app';
+import { request } from './support/http';
+
+let t: TestApp;
+let doc: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+beforeAll(async () => {
+  t = await startTestApp();
+  doc = (await request(t.url, 'GET', '/api/svc/v1/openapi.json')).body;
+});
+afterAll(() => t.close());
+
+const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
+
+describe('GET /api/svc/v1/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document, version 1.0.0, served without a token', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  it('describes all 35 operations of the interface', () => {
+    const numbers = new Set(ALL_ROUTES.map((r) => r.operation));
+    expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
+    const ids = Object.values(doc.paths).flatMap((item) => METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((m) => (item as Record<string, { operationId: string }>)[m].operationId));
+    for (const r of ALL_ROUTES) expect(ids).toContain(r.operationId);
+  });
+
+  it('lists every route of the router, and nothing the router does not serve', () => {
+    const served = new Set(ALL_ROUTES.flatMap((r) => routePaths(r).flatMap(expandOptional).map((p) => `${r.method} ${toOpenApiPath(p)}`)));
+    const documented = new Set(Object.entries(doc.paths).flatMap(([p, item]) => METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((m) => `${m} ${p}`)));
+    expect([...documented].sort()).toEqual([...served].sort());
+  });
+
+  it('names the body fields in snake_case, as REST callers send them', () => {
+    const create = doc.components.schemas.CreateProjectInput;
+    expect(Object.keys(create.properties)).toEqual(expect.arrayContaining(['construction_type', 'trade_list_id', 'site_address', 'optional_dates']));
+    expect(create.required).toEqual(expect.arrayContaining(['name', 'construction_type', 'managers', 'trade_list_id', 'response_type']));
+    expect(doc.components.schemas.ScopesInput.properties.vat).toMatchObject({ minimum: 1, maximum: 100 });
+  });
+});
+
+describe('GET /api/svc/v1/docs', () => {
+  it('serves a reference page and its assets from the installed swagger-ui-dist, no CDN', async () => {
+    const page = await request(t.url, 'GET', '/api/svc/v1/docs');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('/api/svc/v1/openapi.json');
+    expect(page.text).not.toMatch(/https?:\/\//);
+    const js = await request(t.url, 'GET', '/api/svc/v1/docs/swagger-ui-bundle.js');
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toContain('javascript');
+    expect((await request(t.url, 'GET', '/api/svc/v1/docs/package.json')).status).toBe(404);
+  });
+});
