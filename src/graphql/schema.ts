@@ -5,6 +5,7 @@ import { validateInstance } from '../services/validation';
 import { MeResolver, OrganizationResolver } from './resolvers/organization.resolver';
 import { ProjectResolver } from './resolvers/project.resolver';
 import { ProjectTradeResolver, ProjectTradesFieldResolver } from './resolvers/project-trade.resolver';
+import { DocumentResolver, ProjectTemplatesFieldResolver, TemplateResolver } from './resolvers/template.resolver';
 import { DateTimeScalar } from './scalars';
 
 let built: Promise<GraphQLSchema> | null = null;
@@ -12,7 +13,8 @@ let built: Promise<GraphQLSchema> | null = null;
 /** The schema, built once per process from the resolvers and types. */
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [MeResolver, OrganizationResolver, ProjectResolver, ProjectTradesFieldResolver, ProjectTradeResolver],
+    resolvers: [MeResolver, OrganizationResolver, ProjectResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
+      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.
     validateFn: async (argValue) => {

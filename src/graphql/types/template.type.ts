@@ -1,0 +1,43 @@
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+
+@ObjectType()
+export class TemplateBudgets {
+  @Field(() => Float) value!: number;
+}
+
+@ObjectType()
+export class ItemisedSheet {
+  @Field(() => Int) version!: number;
+  @Field() isDraft!: boolean;
+  @Field() hasAdditionalServices!: boolean;
+}
+
+@ObjectType()
+export class TemplateTrade {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field() number!: string;
+  @Field() shortName!: string;
+}
+
+/** The template record of interface.md; `stats` and `documents` resolve through DataLoaders. */
+@ObjectType()
+export class Template {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) projectId!: string;
+  @Field() isSlice!: boolean;
+  @Field(() => String, { nullable: true, description: 'Slice name; null when the template is not a slice' }) slice!: string | null;
+  @Field(() => Date, { nullable: true }) closedAt!: Date | null;
+  @Field(() => Int) versionSaved!: number;
+  @Field(() => String, { nullable: true }) responseType!: string | null;
+  @Field(() => TemplateBudgets) budgets!: TemplateBudgets;
+  @Field(() => ItemisedSheet) itemisedSheet!: ItemisedSheet;
+  @Field(() => TemplateTrade) trade!: TemplateTrade;
+  @Field(() => Date, { nullable: true }) endOfOfferDate!: Date | null;
+  @Field(() => Date, { nullable: true }) consultationStartedAt!: Date | null;
+  @Field() foldOpened!: boolean;
+  @Field(() => ID, { nullable: true }) favouriteConsultationId!: string | null;
+  @Field(() => ID, { nullable: true }) selectedConsultationId!: string | null;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date) updatedAt!: Date;
+}
