@@ -1,14 +1,21 @@
 /**
- * Database commands: `migrate`, `seed` (demo data, idempotent) and `migration:create` (writes a new
- * migration from the difference between the entities and an up-to-date scratch database).
+ * Database commands: `migrate`, `seed` (demo data, idempotent), `migration:create` (writes a new
+ * migration from the difference between the entities and an up-to-date scratch database) and
+ * `rotate-signing-key` (the development identity provider signs new tokens with a fresh key; tokens
+ * signed before keep verifying until they expire, and running services pick the key up on its first use).
  */
 import 'reflect-metadata';
 import { loadConfig } from '../config';
 import { openDatabase } from '../database';
 import { loadDemoData } from '../seed/demo-data';
 import { createLogger } from '../logger';
+import { IdentityProviderService } from '../services/identity-provider.service';
+
+const COMMANDS = ['migrate', 'seed', 'migration:create', 'rotate-signing-key'];
 
 async function main(command: string | undefined): Promise<void> {
+  // Before anything starts: a typo must not open (or start) a database.
+  if (!command || !COMMANDS.includes(command)) throw new Error(`usage: db.js ${COMMANDS.join(' | ')}`);
   const config = loadConfig();
   const log = createLogger(config);
   const db = await openDatabase(config, log);
@@ -21,8 +28,11 @@ async function main(command: string | undefined): Promise<void> {
     } else if (command === 'migration:create') {
       const result = await db.orm.getMigrator().createMigration('src/migrations', false, false);
       console.log(result.fileName ? `wrote src/migrations/${result.fileName}: add it to src/migrations/index.ts` : 'no changes');
+    } else if (command === 'rotate-signing-key') {
+      const key = await new IdentityProviderService(db.orm.em.fork(), config).rotateSigningKey();
+      console.log(`new signing key ${key.kid}; earlier keys are retired`);
     } else {
-      throw new Error('usage: db.js migrate | seed | migration:create');
+      throw new Error(`usage: db.js ${COMMANDS.join(' | ')}`);
     }
   } finally {
     await db.close();

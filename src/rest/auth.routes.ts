@@ -9,8 +9,18 @@ export function authRoutes(config: Config): Router<AppState> {
   const router = new Router<AppState>();
   const idp = (ctx: { state: AppState }) => new IdentityProviderService(ctx.state.em, config);
 
-  router.post('/auth/token', formBody(), async (ctx) => {
+  const form = formBody();
+  router.post('/auth/token', async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    // RFC 6749 section 4.3.2: the token request is a form; anything else would read as a missing client_id.
+    if (!ctx.is('application/x-www-form-urlencoded')) {
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_request', error_description: 'The token request must be a form (application/x-www-form-urlencoded)' };
+      return;
+    }
+    return form(ctx, next);
+  }, async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const form: TokenRequest = {};
     for (const key of ['grant_type', 'client_id', 'username', 'password', 'scope', 'refresh_token'] as const) {

@@ -824,7 +824,8 @@ class DemoLoader {
   /** Templates whose selected or favourite consultation is set once the documents exist. */
   readonly choices: Array<{ template: string; selected: string | null; favourite: string | null }> = [];
 
-  constructor(private readonly em: EntityManager, private readonly passwordHash: string) {}
+  /** `passwordHashes`: one hash (own salt) per demo login, by user id. */
+  constructor(private readonly em: EntityManager, private readonly passwordHashes: Map<string, string>) {}
 
   /** The next sequential demo UUID of a kind whose records are not named in DEMO_IDS. */
   private nextId(kind: Kind): string {
@@ -855,7 +856,7 @@ class DemoLoader {
     for (const u of USERS) {
       const user = this.em.create(User, {
         id: u.id, legacyId: demoLegacyId(u.id), email: u.email, firstName: u.firstName, lastName: u.lastName,
-        phone: u.phone, mobile: u.mobile, passwordHash: u.demoLogin ? this.passwordHash : null,
+        phone: u.phone, mobile: u.mobile, passwordHash: this.passwordHashes.get(u.id) ?? null,
         isRegistered: u.isRegistered, apiAccessGranted: u.demoLogin, apiEnabled: u.apiEnabled,
         currentOrganization: DemoLoader.get(this.organizations, u.currentOrganization), ...stamp(u.createdAt),
       });
@@ -1062,7 +1063,10 @@ export async function loadDemoData(em: EntityManager): Promise<boolean> {
     await tx.execute('select pg_advisory_xact_lock(?)', [SEED_LOCK_KEY]);
     if ((await tx.count(User, { email: DEMO_USERS.architect })) > 0) return false;
 
-    const loader = new DemoLoader(tx, await hashPassword(DEMO_PASSWORD));
+    // A salt per user, as a real sign-up would give: equal passwords must not show as equal hashes.
+    const logins = USERS.filter((u) => u.demoLogin);
+    const hashes = await Promise.all(logins.map(() => hashPassword(DEMO_PASSWORD)));
+    const loader = new DemoLoader(tx, new Map(logins.map((u, i) => [u.id, hashes[i]])));
     loader.organizationsAndUsers();
     loader.partnerRoles();
     loader.tradeListsAndCategories();

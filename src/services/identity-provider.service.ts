@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Config } from '../config';
@@ -69,24 +70,28 @@ export class IdentityProviderService {
 
   private async refreshGrant(req: TokenRequest, clientIp: string): Promise<TokenResponse> {
     if (!req.refresh_token) throw new OAuthError(400, 'invalid_request', 'refresh_token is required');
-    return this.em.transactional(async (em) => {
-      const stored = await em.findOne(RefreshToken, { tokenHash: hashToken(req.refresh_token!) }, {
-        populate: ['session', 'session.user'],
-        lockMode: 4, // PESSIMISTIC_WRITE: two concurrent uses of one token cannot both succeed
-      });
-      if (!stored) throw new OAuthError(400, 'invalid_grant', 'Invalid refresh token');
+    const tokenHash = hashToken(req.refresh_token);
+    // Refusals are returned, not thrown, so that a reuse's revocation of the session is committed.
+    const outcome = await this.em.transactional(async (em): Promise<TokenResponse | OAuthError> => {
+      // Row lock: of concurrent uses of one token, the first wins and the others see it used.
+      const stored = await em.findOne(RefreshToken, { tokenHash }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!stored) return new OAuthError(400, 'invalid_grant', 'Invalid refresh token');
+      await em.populate(stored, ['session.user']);
       const session = stored.session;
       if (stored.usedAt) {
         // A refresh token used twice was stolen or replayed: end the whole session.
         session.revokedAt ??= new Date();
         await em.flush();
-        throw new OAuthError(400, 'invalid_grant', 'Refresh token already used; the session is revoked');
+        return new OAuthError(400, 'invalid_grant', 'Refresh token already used; the session is revoked');
       }
-      if (session.revokedAt) throw new OAuthError(400, 'invalid_grant', 'Session revoked');
-      if (stored.expiresAt.getTime() <= Date.now()) throw new OAuthError(400, 'invalid_grant', 'Refresh token expired');
+      if (session.revokedAt) return new OAuthError(400, 'invalid_grant', 'Session revoked');
+      if (stored.expiresAt.getTime() <= Date.now()) return new OAuthError(400, 'invalid_grant', 'Refresh token expired');
+      if (!session.user.passwordHash) return new OAuthError(400, 'invalid_grant', 'The account can no longer sign in');
       stored.usedAt = new Date();
       return new IdentityProviderService(em, this.config).issue(session.user, session, clientIp);
     });
+    if (outcome instanceof OAuthError) throw outcome;
+    return outcome;
   }
 
   private async issue(user: User, session: AuthSession, clientIp: string): Promise<TokenResponse> {
@@ -142,10 +147,10 @@ export class IdentityProviderService {
     const kid = randomUUID();
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
     const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
-    await this.em.nativeUpdate(SigningKey, { retiredAt: null }, { retiredAt: new Date() });
-    const key = this.em.create(SigningKey, { kid, publicJwk, privateJwk });
-    await this.em.flush();
-    return key;
+    return this.em.transactional(async (em) => {
+      await em.nativeUpdate(SigningKey, { retiredAt: null }, { retiredAt: new Date() });
+      return em.create(SigningKey, { kid, publicJwk, privateJwk });
+    });
   }
 
   /** Public keys that may still have live tokens: the active one and those retired within a token lifetime. */

@@ -1,6 +1,6 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config';
-import { ForbiddenError, UnauthenticatedError } from '../errors';
+import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError } from '../errors';
 
 /** What a verified access token says about its bearer. */
 export interface VerifiedToken {
@@ -12,9 +12,17 @@ export interface VerifiedToken {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `::ffff:127.0.0.1` and `127.0.0.1` are the same client. */
+/** `::ffff:127.0.0.1` and `127.0.0.1` are the same client; IPv6 hex digits compare without case. */
 export function normalizeIp(ip: string): string {
-  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  const trimmed = ip.trim().toLowerCase();
+  return trimmed.startsWith('::ffff:') && trimmed.includes('.') ? trimmed.slice(7) : trimmed;
+}
+
+/** The provider's keys could not be read (down, slow, or answering something that is not a JWKS): 503. */
+class KeysUnavailableError extends ServiceUnavailableError {
+  constructor(cause: unknown) {
+    super('The identity provider cannot be reached to verify the token, try again shortly', { cause });
+  }
 }
 
 /**
@@ -24,33 +32,57 @@ export function normalizeIp(ip: string): string {
  * One instance lives as long as the app, so the key cache does too.
  */
 export class TokenVerifier {
-  private jwks: ReturnType<typeof createRemoteJWKSet> | null = null;
+  private jwks: Promise<JWTVerifyGetKey> | null = null;
   private jwksFor = '';
 
   constructor(private readonly config: Config) {}
 
-  private async keySet(): Promise<ReturnType<typeof createRemoteJWKSet>> {
-    const { issuer, jwksUrl, jwksCooldownMs } = this.config.auth;
+  /** The key resolver; shared by concurrent first requests, dropped when discovery fails so the next retries. */
+  private keySet(): Promise<JWTVerifyGetKey> {
+    const { issuer, jwksUrl } = this.config.auth;
     const cacheKey = `${issuer}|${jwksUrl ?? ''}`;
     if (this.jwks && this.jwksFor === cacheKey) return this.jwks;
-    const url = jwksUrl ?? (await this.discoverJwksUrl(issuer));
-    this.jwks = createRemoteJWKSet(new URL(url), { cooldownDuration: jwksCooldownMs, timeoutDuration: 5000 });
     this.jwksFor = cacheKey;
-    return this.jwks;
+    const pending = this.createKeySet(issuer, jwksUrl);
+    this.jwks = pending;
+    pending.catch(() => {
+      if (this.jwks === pending) this.jwks = null;
+    });
+    return pending;
+  }
+
+  private async createKeySet(issuer: string, jwksUrl: string | null): Promise<JWTVerifyGetKey> {
+    const url = jwksUrl ?? (await this.discoverJwksUrl(issuer));
+    const remote = createRemoteJWKSet(new URL(url), { cooldownDuration: this.config.auth.jwksCooldownMs, timeoutDuration: 5000 });
+    return async (header, token) => {
+      try {
+        return await remote(header, token);
+      } catch (err) {
+        // Key selection failures are the token's fault (401/403 below); fetch failures are the provider's.
+        if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys
+          || err instanceof errors.JOSENotSupported || err instanceof errors.JOSEAlgNotAllowed) throw err;
+        throw new KeysUnavailableError(err);
+      }
+    };
   }
 
   private async discoverJwksUrl(issuer: string): Promise<string> {
-    const res = await fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000) });
-    if (!res.ok) throw new Error(`OpenID discovery of ${issuer} answered ${res.status}`);
-    const doc = (await res.json()) as { jwks_uri?: unknown; issuer?: unknown };
-    if (typeof doc.jwks_uri !== 'string') throw new Error(`OpenID discovery of ${issuer} has no jwks_uri`);
+    let doc: { jwks_uri?: unknown };
+    try {
+      const res = await fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000), redirect: 'manual' });
+      if (!res.ok) throw new Error(`OpenID discovery of ${issuer} answered ${res.status}`);
+      doc = (await res.json()) as { jwks_uri?: unknown };
+    } catch (err) {
+      throw new KeysUnavailableError(err);
+    }
+    if (typeof doc.jwks_uri !== 'string') throw new KeysUnavailableError(new Error(`OpenID discovery of ${issuer} has no jwks_uri`));
     return doc.jwks_uri;
   }
 
   /** Verifies the Authorization header of a request from `requestIp`; 401 or 403 when it must be refused. */
   async verify(authorization: string | undefined, requestIp: string): Promise<VerifiedToken> {
     if (!authorization) throw new UnauthenticatedError('Missing Authorization header');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
     if (!match) throw new UnauthenticatedError('The Authorization header must be "Bearer <token>"');
     const token = match[1];
     if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new UnauthenticatedError('The bearer token is not a JWT');
@@ -66,6 +98,11 @@ export class TokenVerifier {
     } catch (err) {
       throw mapJoseError(err);
     }
+    // base64url leaves spare bits in the last character; changing them keeps the signature bytes, yet the
+    // token is not the one issued. Only the canonical encoding is accepted.
+    const signature = token.slice(token.lastIndexOf('.') + 1);
+    if (Buffer.from(signature, 'base64url').toString('base64url') !== signature) throw altered();
+
     const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
     if (!aud.includes(clientId) && payload.azp !== clientId) {
       throw new UnauthenticatedError('The token was not issued for this service (audience)');
@@ -83,17 +120,23 @@ export class TokenVerifier {
   }
 }
 
+const altered = () => new ForbiddenError('The token signature does not verify: the token was altered');
+
+/** jose's errors to the status rules of decisions.md section 3; their messages never reach the client. */
 function mapJoseError(err: unknown): Error {
-  if (err instanceof errors.JWSSignatureVerificationFailed) return new ForbiddenError('The token signature does not verify: the token was altered');
+  if (err instanceof AppError) return err;
+  if (err instanceof errors.JWSSignatureVerificationFailed) return altered();
   if (err instanceof errors.JWTExpired) return new UnauthenticatedError('The token has expired');
   if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.reason === 'missing') return new UnauthenticatedError(`The token has no "${err.claim}" claim`);
     if (err.claim === 'nbf') return new UnauthenticatedError('The token is not valid yet');
     if (err.claim === 'iss') return new UnauthenticatedError('The token was issued by another issuer');
     return new UnauthenticatedError(`The token claim "${err.claim}" is not valid`);
   }
-  if (err instanceof errors.JWKSNoMatchingKey) return new UnauthenticatedError('The token was signed with an unknown key');
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) {
+    return new UnauthenticatedError('The token was signed with an unknown key');
+  }
   if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) return new UnauthenticatedError('The token algorithm is not accepted');
   if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return new UnauthenticatedError('The bearer token is not a valid JWT');
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return new Error(`The identity provider's keys could not be read: ${err.message}`);
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -1,0 +1,143 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Router from '@koa/router';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
+import { ormConfig } from '../mikro-orm.config';
+import { createApp, listen } from '../src/app';
+import { loadConfig } from '../src/config';
+import { startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../src/database';
+import { authenticate } from '../src/http/auth.middleware';
+import type { AppState } from '../src/http/state';
+import { createLogger } from '../src/logger';
+import { DEMO_PASSWORD, DEMO_USERS, loadDemoData } from '../src/seed/demo-data';
+import { loadCaller } from '../src/services/caller.service';
+import { TokenVerifier } from '../src/services/token-verifier';
+
+/**
+ * Added latency of authentication per request. Starts the whole service on an ephemeral loopback port
+ * over a scratch database (migrated and seeded, dropped at the end), with two probe routes that differ
+ * only by the authentication middleware, and times:
+ *  - HTTP: ROUNDS sequential GETs of the open probe vs the protected one (same token, warm key cache);
+ *  - in process: TokenVerifier.verify alone, loadCaller alone, and both, ROUNDS times each.
+ *
+ * Server: BENCH_DATABASE_URL, else DATABASE_URL, else an embedded cluster under .data/bench-pg (the
+ * convention of statistics.bench.ts); loopback only.
+ */
+
+const ROUNDS = 500;
+const WARM_UP = 50;
+
+function assertLoopback(url: string): void {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
+    throw new Error(`the benchmark only runs against a PostgreSQL on this machine, not ${host}`);
+  }
+}
+
+async function admin(serverUrl: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Times `fn` ROUNDS times after a warm-up; milliseconds. */
+async function time(fn: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < WARM_UP; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+const fmt = (ms: number) => `${(ms * 1000).toFixed(0).padStart(6)} µs`;
+function report(label: string, sorted: number[]): void {
+  console.log(`auth: ${label.padEnd(34)} median ${fmt(pct(sorted, 50))}  p95 ${fmt(pct(sorted, 95))}  p99 ${fmt(pct(sorted, 99))}  (n=${sorted.length})`);
+}
+
+export async function run(): Promise<void> {
+  let cluster: EmbeddedCluster | null = null;
+  let serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? null;
+  if (!serverUrl) {
+    cluster = await startEmbeddedCluster({ dataDir: path.resolve('.data/bench-pg'), port: 54331, fast: true });
+    serverUrl = cluster.serverUrl;
+  }
+  assertLoopback(serverUrl);
+  const database = `bench_auth_${process.pid}_${Date.now()}`;
+  await admin(serverUrl, `create database "${database}"`);
+  const url = withDatabase(serverUrl, database);
+  const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: 4 } }));
+  try {
+    await orm.getMigrator().up();
+    await loadDemoData(orm.em.fork());
+    const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent' });
+    const app = await createApp({ config, orm, log: createLogger(config) });
+    const probe = new Router<AppState>({ prefix: '/__bench' });
+    const verifier = new TokenVerifier(config);
+    probe.get('/open', (ctx) => { ctx.status = 204; });
+    probe.get('/protected', authenticate(verifier), (ctx) => { ctx.status = 204; });
+    app.koa.use(probe.routes());
+    const server = await listen(app, '127.0.0.1', 0, 2000);
+    config.publicUrl = server.url;
+    config.auth.issuer = server.url;
+    try {
+      const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc email profile' });
+      const tokenRes = await fetch(`${server.url}/auth/token`, { method: 'POST', body: form });
+      if (tokenRes.status !== 200) throw new Error(`token request answered ${tokenRes.status}`);
+      const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+      const authorization = `Bearer ${token}`;
+
+      const get = async (p: string, headers: Record<string, string> = {}) => {
+        const res = await fetch(server.url + p, { headers });
+        await res.arrayBuffer();
+        if (res.status !== 204) throw new Error(`${p} answered ${res.status}`);
+      };
+      const started = performance.now();
+      await get('/__bench/protected', { Authorization: authorization });
+      console.log(`auth: first protected request (discovery + JWKS fetch) ${((performance.now() - started) * 1000).toFixed(0)} µs`);
+
+      // Interleaved, so that load from elsewhere on the machine weighs on both series alike.
+      const open: number[] = [];
+      const guarded: number[] = [];
+      const added: number[] = [];
+      for (let i = 0; i < WARM_UP + ROUNDS; i++) {
+        let t0 = performance.now();
+        await get('/__bench/open');
+        const a = performance.now() - t0;
+        t0 = performance.now();
+        await get('/__bench/protected', { Authorization: authorization });
+        const b = performance.now() - t0;
+        if (i < WARM_UP) continue;
+        open.push(a);
+        guarded.push(b);
+        added.push(b - a);
+      }
+      const sort = (xs: number[]) => xs.sort((x, y) => x - y);
+      report('HTTP GET, no authentication', sort(open));
+      report('HTTP GET, bearer token verified', sort(guarded));
+      report('added per request (paired diff)', sort(added));
+
+      const em = () => orm.em.fork();
+      const verified = await verifier.verify(authorization, '127.0.0.1');
+      report('TokenVerifier.verify (RS256, cached)', await time(() => verifier.verify(authorization, '127.0.0.1')));
+      report('loadCaller (one SQL statement)', await time(() => loadCaller(em(), verified)));
+      report('verify + loadCaller', await time(async () => loadCaller(em(), await verifier.verify(authorization, '127.0.0.1'))));
+    } finally {
+      await server.close();
+      await app.stop();
+    }
+  } finally {
+    await orm.close(true);
+    await admin(serverUrl, `drop database if exists "${database}" with (force)`);
+    await cluster?.stop();
+  }
+}
