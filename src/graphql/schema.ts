@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { validateInstance } from '../services/validation';
+import { DirectoryResolver } from './resolvers/directory.resolver';
 import { MeResolver, OrganizationResolver } from './resolvers/organization.resolver';
 import { ProjectResolver } from './resolvers/project.resolver';
 import { ProjectTradeResolver, ProjectTradesFieldResolver } from './resolvers/project-trade.resolver';
@@ -14,7 +15,7 @@ let built: Promise<GraphQLSchema> | null = null;
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
     resolvers: [MeResolver, OrganizationResolver, ProjectResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
-      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver],
+      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver, DirectoryResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.
     validateFn: async (argValue) => {

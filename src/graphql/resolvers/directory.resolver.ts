@@ -1,0 +1,31 @@
+import { Arg, Args, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { ContractorService } from '../../services/contractor.service';
+import { CreditsService } from '../../services/credits.service';
+import { CreditsUsageQuery } from '../../services/inputs/credits.input';
+import { TradeListService } from '../../services/trade-list.service';
+import type { GraphQLContext } from '../context';
+import { CreditsUsage, DirectoryContractor, TradeList, TradeListWithTrades } from '../types/directory.type';
+
+/** Trade lists, the contractor directory and credits usage: reads with no relation to batch. */
+@Resolver()
+export class DirectoryResolver {
+  @Query(() => [TradeList], { description: 'Public trade lists and those of the caller\'s organizations' })
+  tradeLists(@Ctx() { sc }: GraphQLContext) {
+    return new TradeListService(sc).list();
+  }
+
+  @Query(() => TradeListWithTrades)
+  tradeList(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
+    return new TradeListService(sc).get(id);
+  }
+
+  @Query(() => DirectoryContractor, { description: 'A contractor of the current organization\'s directory' })
+  contractor(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
+    return new ContractorService(sc).get(id);
+  }
+
+  @Query(() => CreditsUsage, { description: 'Credits consumed over a period (same rules as GET /api/v1/credits-usage)' })
+  creditsUsage(@Args(() => CreditsUsageQuery) query: CreditsUsageQuery, @Ctx() { sc }: GraphQLContext) {
+    return new CreditsService(sc).usage(query);
+  }
+}
