@@ -24,7 +24,11 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     pool: { min: 0, max: 10, acquireTimeoutMillis: 5000 },
     // Fail fast when the server is down, so readiness and requests answer 503 instead of hanging.
     // jit off: short OLTP and aggregate queries lose more to JIT compilation than they gain.
-    driverOptions: { connection: { connectionTimeoutMillis: 3000, options: '-c jit=off' } },
+    driverOptions: {
+      connection: { connectionTimeoutMillis: 3000, options: '-c jit=off' },
+      // knex prints its own messages with console.log; the errors behind them reach our JSON logs anyway.
+      log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
+    },
     ...overrides,
   });
 }
