@@ -1,17 +1,13 @@
 import 'reflect-metadata';
-import path from 'node:path';
+import { withScratchDatabase } from './support';
 import { performance } from 'node:perf_hooks';
 import Router from '@koa/router';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
-import { ormConfig } from '../mikro-orm.config';
 import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/config';
-import { startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../src/database';
 import { authenticate } from '../src/http/auth.middleware';
 import type { AppState } from '../src/http/state';
 import { createLogger } from '../src/logger';
-import { DEMO_PASSWORD, DEMO_USERS, loadDemoData } from '../src/seed/demo-data';
+import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 import { loadCaller } from '../src/services/caller.service';
 import { TokenVerifier } from '../src/services/token-verifier';
 
@@ -28,23 +24,6 @@ import { TokenVerifier } from '../src/services/token-verifier';
 
 const ROUNDS = 500;
 const WARM_UP = 50;
-
-function assertLoopback(url: string): void {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
-    throw new Error(`the benchmark only runs against a PostgreSQL on this machine, not ${host}`);
-  }
-}
-
-async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Times `fn` ROUNDS times after a warm-up; milliseconds. */
 async function time(fn: () => Promise<unknown>): Promise<number[]> {
@@ -65,20 +44,7 @@ function report(label: string, sorted: number[]): void {
 }
 
 export async function run(): Promise<void> {
-  let cluster: EmbeddedCluster | null = null;
-  let serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? null;
-  if (!serverUrl) {
-    cluster = await startEmbeddedCluster({ dataDir: path.resolve('.data/bench-pg'), port: 54331, fast: true });
-    serverUrl = cluster.serverUrl;
-  }
-  assertLoopback(serverUrl);
-  const database = `bench_auth_${process.pid}_${Date.now()}`;
-  await admin(serverUrl, `create database "${database}"`);
-  const url = withDatabase(serverUrl, database);
-  const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: 4 } }));
-  try {
-    await orm.getMigrator().up();
-    await loadDemoData(orm.em.fork());
+  await withScratchDatabase('auth', 4, async (orm, url) => {
     const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent' });
     const app = await createApp({ config, orm, log: createLogger(config) });
     const probe = new Router<AppState>({ prefix: '/__bench' });
@@ -135,9 +101,5 @@ export async function run(): Promise<void> {
       await server.close();
       await app.stop();
     }
-  } finally {
-    await orm.close(true);
-    await admin(serverUrl, `drop database if exists "${database}" with (force)`);
-    await cluster?.stop();
-  }
+  });
 }

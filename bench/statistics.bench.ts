@@ -1,12 +1,8 @@
 import 'reflect-metadata';
-import path from 'node:path';
+import { withScratchDatabase } from './support';
 import { performance } from 'node:perf_hooks';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
-import { ormConfig } from '../mikro-orm.config';
 import { loadConfig } from '../src/config';
-import { startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../src/database';
-import { DEMO_IDS, loadDemoData } from '../src/seed/demo-data';
+import { DEMO_IDS } from '../src/seed/demo-data';
 import type { Caller } from '../src/services/caller';
 import { StatisticsService } from '../src/services/statistics.service';
 
@@ -29,24 +25,6 @@ const ARCHITECT: Caller = {
   currentOrganizationId: DEMO_IDS.organizations.atelierDemo,
   adminHeadquarterIds: [DEMO_IDS.headquarter],
 };
-
-/** The benchmark writes a whole database: never anywhere but this machine. */
-function assertLoopback(url: string): void {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
-    throw new Error(`the benchmark only runs against a PostgreSQL on this machine, not ${host}`);
-  }
-}
-
-async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Set-based inserts: the data set is built in a handful of statements, whatever its size. */
 const BUILD = (projects: number) => [
@@ -102,20 +80,7 @@ function median(values: number[]): number {
 
 export async function run(): Promise<void> {
   const projects = Math.min(Math.max(Number(process.env.BENCH_PROJECTS ?? 1000) || 1000, 1), MAX_PROJECTS);
-  let cluster: EmbeddedCluster | null = null;
-  let serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? null;
-  if (!serverUrl) {
-    cluster = await startEmbeddedCluster({ dataDir: path.resolve('.data/bench-pg'), port: 54331, fast: true });
-    serverUrl = cluster.serverUrl;
-  }
-  assertLoopback(serverUrl);
-  const database = `bench_statistics_${process.pid}_${Date.now()}`;
-  await admin(serverUrl, `create database "${database}"`);
-  const url = withDatabase(serverUrl, database);
-  const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: 2 } }));
-  try {
-    await orm.getMigrator().up();
-    await loadDemoData(orm.em.fork());
+  await withScratchDatabase('statistics', 2, async (orm, url) => {
     let started = performance.now();
     for (const sql of BUILD(projects)) await orm.em.getConnection().execute(sql);
     const counts = (await orm.em.getConnection().execute<Array<Record<string, string>>>(`
@@ -156,9 +121,5 @@ export async function run(): Promise<void> {
     for (const n of [1, 100, 1000].filter((x) => x <= templateIds.length)) {
       await measure('templateStats', n, () => service().templateStats(templateIds.slice(0, n)));
     }
-  } finally {
-    await orm.close(true);
-    await admin(serverUrl, `drop database if exists "${database}" with (force)`);
-    await cluster?.stop();
-  }
+  });
 }

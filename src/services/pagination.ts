@@ -1,3 +1,5 @@
+import type { EntityName, FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError } from '../errors';
 
 export interface Cursor {
@@ -37,4 +39,49 @@ export interface Page<T> {
   totalCount: number;
   hasNextPage: boolean;
   endCursor: string | null;
+}
+
+export interface KeysetOptions {
+  /** Page size; every record when absent. */
+  first?: number | null;
+  /** Cursor of the last record of the previous page. */
+  after?: string | null;
+  /** Name of the cursor field in errors (`after` in GraphQL, `cursor` in REST). */
+  afterField?: string;
+  order: 'asc' | 'desc';
+  populate?: string[];
+}
+
+/**
+ * One page of records in (created_at, id) order after a cursor: the page and, when paged, the total in two
+ * statements, whatever the page size.
+ */
+export async function keysetPage<T extends { createdAt: Date; id: string }>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  where: FilterQuery<T>,
+  opts: KeysetOptions,
+): Promise<Page<T>> {
+  const totalCount = opts.first ? await em.count(entity, where) : -1;
+  let paged = where;
+  if (opts.after) {
+    const c = decodeCursor(opts.after, opts.afterField ?? 'cursor');
+    const at = new Date(c.c);
+    const op = opts.order === 'desc' ? '$lt' : '$gt';
+    paged = { $and: [where, { $or: [{ createdAt: { [op]: at } }, { createdAt: at, id: { [op]: c.i } }] }] } as FilterQuery<T>;
+  }
+  const items = await em.find(entity, paged, {
+    populate: (opts.populate ?? []) as never,
+    orderBy: { createdAt: opts.order, id: opts.order } as never,
+    limit: opts.first ? opts.first + 1 : undefined,
+  }) as T[];
+  const hasNextPage = !!opts.first && items.length > opts.first;
+  if (hasNextPage) items.pop();
+  const last = items[items.length - 1];
+  return {
+    items,
+    totalCount: totalCount >= 0 ? totalCount : items.length,
+    hasNextPage,
+    endCursor: last ? encodeCursor(last.createdAt, last.id) : null,
+  };
 }

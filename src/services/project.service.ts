@@ -4,7 +4,7 @@ import { Membership, Project, ProjectManager, ProjectTrade, TradeList, User, typ
 import { canSeeOrganization, visibleProject } from './access';
 import type { CreateProjectInput } from './inputs/project.input';
 import { dayOf } from './inputs/rules';
-import { decodeCursor, encodeCursor, type Page } from './pagination';
+import { keysetPage, type Page } from './pagination';
 import type { ServiceContext } from './service-context';
 
 export interface ManagerView {
@@ -102,26 +102,7 @@ export class ProjectService {
       orgIds = [opts.organizationId];
     }
     const where: FilterQuery<Project> = { organization: { $in: orgIds }, archivedAt: opts.archived ? { $ne: null } : null };
-    const totalCount = opts.first ? await this.sc.em.count(Project, where) : -1;
-    const paged: FilterQuery<Project> = { ...where };
-    if (opts.after) {
-      const c = decodeCursor(opts.after, opts.afterField ?? 'after');
-      const at = new Date(c.c);
-      paged.$or = [{ createdAt: { $lt: at } }, { createdAt: at, id: { $lt: c.i } }];
-    }
-    const items = await this.sc.em.find(Project, paged, {
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: opts.first ? opts.first + 1 : undefined,
-    });
-    const hasNextPage = !!opts.first && items.length > opts.first;
-    if (hasNextPage) items.pop();
-    const last = items[items.length - 1];
-    return {
-      items,
-      totalCount: totalCount >= 0 ? totalCount : items.length,
-      hasNextPage,
-      endCursor: last ? encodeCursor(last.createdAt, last.id) : null,
-    };
+    return keysetPage(this.sc.em, Project, where, { first: opts.first, after: opts.after, afterField: opts.afterField ?? 'after', order: 'desc' });
   }
 
   /** #3 */

@@ -5,7 +5,7 @@ import { ProjectTrade, Template } from '../entities';
 import { visibleProject, writableProject } from './access';
 import { DocumentService, uuidList, type DocumentView } from './document.service';
 import type { AddTemplateInput } from './inputs/template.input';
-import { decodeCursor, encodeCursor, type Page } from './pagination';
+import { keysetPage, type Page } from './pagination';
 import type { ServiceContext } from './service-context';
 import { StatisticsService, type TemplateStatsView } from './statistics.service';
 import { round2 } from './time';
@@ -135,27 +135,7 @@ export class TemplateService {
   async list(projectId: string, opts: TemplateListOptions = {}): Promise<Page<Template>> {
     const project = await visibleProject(this.sc, projectId);
     const where: FilterQuery<Template> = { project: project.id };
-    const totalCount = opts.first ? await this.sc.em.count(Template, where) : -1;
-    const paged: FilterQuery<Template> = { ...where };
-    if (opts.after) {
-      const c = decodeCursor(opts.after, 'cursor');
-      const at = new Date(c.c);
-      paged.$or = [{ createdAt: { $gt: at } }, { createdAt: at, id: { $gt: c.i } }];
-    }
-    const items = await this.sc.em.find(Template, paged, {
-      populate: ['trade'],
-      orderBy: { createdAt: 'asc', id: 'asc' },
-      limit: opts.first ? opts.first + 1 : undefined,
-    });
-    const hasNextPage = !!opts.first && items.length > opts.first;
-    if (hasNextPage) items.pop();
-    const last = items[items.length - 1];
-    return {
-      items,
-      totalCount: totalCount >= 0 ? totalCount : items.length,
-      hasNextPage,
-      endCursor: last ? encodeCursor(last.createdAt, last.id) : null,
-    };
+    return keysetPage(this.sc.em, Template, where, { first: opts.first, after: opts.after, order: 'asc', populate: ['trade'] });
   }
 
   /** A template or slice of a visible project, with its trade; 404 otherwise. */

@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
+import { ormConfig } from '../mikro-orm.config';
+import { startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../src/database';
+import { loadDemoData } from '../src/seed/demo-data';
+
+/** A benchmark writes a whole database: never anywhere but this machine. */
+function assertLoopback(url: string): void {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
+    throw new Error(`the benchmark only runs against a PostgreSQL on this machine, not ${host}`);
+  }
+}
+
+async function admin(serverUrl: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Runs `fn` over a scratch database, migrated and loaded with the demo data, and drops it afterwards.
+ * Server: BENCH_DATABASE_URL, else DATABASE_URL, else an embedded cluster under .data/bench-pg.
+ */
+export async function withScratchDatabase(name: string, poolMax: number, fn: (orm: MikroORM, url: string) => Promise<void>): Promise<void> {
+  let cluster: EmbeddedCluster | null = null;
+  let serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? null;
+  if (!serverUrl) {
+    cluster = await startEmbeddedCluster({ dataDir: path.resolve('.data/bench-pg'), port: 54332, fast: true });
+    serverUrl = cluster.serverUrl;
+  }
+  assertLoopback(serverUrl);
+  const database = `bench_${name}_${process.pid}_${Date.now()}`;
+  await admin(serverUrl, `create database "${database}"`);
+  const url = withDatabase(serverUrl, database);
+  const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: poolMax } }));
+  try {
+    await orm.getMigrator().up();
+    await loadDemoData(orm.em.fork());
+    await fn(orm, url);
+  } finally {
+    await orm.close(true);
+    await admin(serverUrl, `drop database if exists "${database}" with (force)`);
+    await cluster?.stop();
+  }
+}
