@@ -1,9 +1,10 @@
-import { Arg, Args, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, ID, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { ContractorService } from '../../services/contractor.service';
 import { CreditsService } from '../../services/credits.service';
 import { CreditsUsageQuery } from '../../services/inputs/credits.input';
 import { TradeListService } from '../../services/trade-list.service';
 import type { GraphQLContext } from '../context';
+import { uuidArguments } from '../uuid-args';
 import { CreditsUsage, DirectoryContractor, TradeList, TradeListWithTrades } from '../types/directory.type';
 
 /** Trade lists, the contractor directory and credits usage: reads with no relation to batch. */
@@ -14,16 +15,19 @@ export class DirectoryResolver {
     return new TradeListService(sc).list();
   }
 
+  @UseMiddleware(uuidArguments)
   @Query(() => TradeListWithTrades)
   tradeList(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
     return new TradeListService(sc).get(id);
   }
 
+  @UseMiddleware(uuidArguments)
   @Query(() => DirectoryContractor, { description: 'A contractor of the current organization\'s directory' })
   contractor(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
     return new ContractorService(sc).get(id);
   }
 
+  // Its ids are validated with the other arguments by CreditsUsageQuery, so every failing one is listed.
   @Query(() => CreditsUsage, { description: 'Credits consumed over a period (same rules as GET /api/v1/credits-usage)' })
   creditsUsage(@Args(() => CreditsUsageQuery) query: CreditsUsageQuery, @Ctx() { sc }: GraphQLContext) {
     return new CreditsService(sc).usage(query);

@@ -1,8 +1,10 @@
-import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { OrganizationService } from '../../services/organization.service';
 import type { GraphQLContext } from '../context';
+import { uuidArguments } from '../uuid-args';
 import { Me, Organization } from '../types/organization.type';
 
+@UseMiddleware(uuidArguments)
 @Resolver(() => Organization)
 export class OrganizationResolver {
   @Query(() => Me, { description: 'The authenticated caller' })

@@ -1,8 +1,9 @@
-import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { CreateProjectTradeInput, UpdateProjectTradeInput } from '../../services/inputs/project-trade.input';
 import { ProjectTradeService } from '../../services/project-trade.service';
 import type { ProjectView } from '../../services/project.service';
 import type { GraphQLContext } from '../context';
+import { uuidArguments } from '../uuid-args';
 import { Project, ProjectTrade } from '../types/project.type';
 
 @Resolver(() => Project)
@@ -13,6 +14,7 @@ export class ProjectTradesFieldResolver {
   }
 }
 
+@UseMiddleware(uuidArguments)
 @Resolver(() => ProjectTrade)
 export class ProjectTradeResolver {
   @Mutation(() => ProjectTrade)

@@ -1,8 +1,9 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { CreateProjectInput } from '../../services/inputs/project.input';
 import { pageSize } from '../../services/pagination';
 import { ProjectService, projectFields, type ProjectView } from '../../services/project.service';
 import type { GraphQLContext } from '../context';
+import { uuidArguments } from '../uuid-args';
 import { Organization } from '../types/organization.type';
 import { Manager, Project, ProjectConnection } from '../types/project.type';
 import { ProjectStatistics } from '../types/statistics.type';
@@ -10,6 +11,7 @@ import { encodeCursor } from '../../services/pagination';
 
 type ProjectRoot = Omit<ProjectView, 'managers'>;
 
+@UseMiddleware(uuidArguments)
 @Resolver(() => Project)
 export class ProjectResolver {
   @Query(() => ProjectConnection, { description: 'Projects of the caller\'s organizations, newest first' })

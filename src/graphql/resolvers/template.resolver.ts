@@ -1,4 +1,4 @@
-import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root, UseMiddleware } from 'type-graphql';
 import type { ContractorView, DocumentFields, DocumentView } from '../../services/document.service';
 import { ContractorInvitationInput, InviteContractorsInput } from '../../services/inputs/invitation.input';
 import { AddTemplateInput } from '../../services/inputs/template.input';
@@ -7,6 +7,7 @@ import type { ProjectView } from '../../services/project.service';
 import { TemplateService, templateFields, type TemplateFields } from '../../services/template.service';
 import { validateInstance } from '../../services/validation';
 import type { GraphQLContext } from '../context';
+import { uuidArguments } from '../uuid-args';
 import { Contractor, Document, DocumentVersion } from '../types/document.type';
 import { Project } from '../types/project.type';
 import { TemplateStats } from '../types/statistics.type';
@@ -29,6 +30,7 @@ export class ProjectTemplatesFieldResolver {
   }
 }
 
+@UseMiddleware(uuidArguments)
 @Resolver(() => Template)
 export class TemplateResolver {
   @FieldResolver(() => TemplateStats)
@@ -67,7 +69,8 @@ export class TemplateResolver {
   async inviteContractors(
     @Arg('projectId', () => ID) projectId: string,
     @Arg('templateId', () => ID) templateId: string,
-    @Arg('contractors', () => [ContractorInvitationInput]) contractors: ContractorInvitationInput[],
+    // Validated below as the whole input, so a failing field is named by its path (`contractors.0.email`).
+    @Arg('contractors', () => [ContractorInvitationInput], { validateFn: () => undefined }) contractors: ContractorInvitationInput[],
     @Ctx() { sc }: GraphQLContext,
   ) {
     const input = Object.assign(new InviteContractorsInput(), { contractors });
@@ -79,9 +82,9 @@ export class TemplateResolver {
 @Resolver(() => Document)
 export class DocumentResolver {
   @FieldResolver(() => Contractor)
-  async contractor(@Root() doc: DocumentRoot, @Ctx() { loaders }: GraphQLContext): Promise<ContractorView | DocumentView['contractor'] | null> {
-    if (doc.contractorId) return loaders.contractor.load(doc.contractorId);
-    return doc.contractor ?? null;
+  contractor(@Root() doc: DocumentRoot, @Ctx() { loaders }: GraphQLContext): Promise<ContractorView | null> {
+    // Always the directory entry: a service view's embedded contractor lacks `phone`.
+    return loaders.contractor.load(doc.contractorId ?? doc.contractor!.id);
   }
 
   @FieldResolver(() => [DocumentVersion], { description: 'The contractor\'s priced answers, by version' })

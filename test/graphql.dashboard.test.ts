@@ -1,0 +1,186 @@
+import { DEMO_IDS } from '../src/seed/demo-data';
+import { camelToSnake } from '../src/services/validation';
+import { startTestApp, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
+import { gql } from './support/graphql';
+import { request } from './support/http';
+
+let t: TestApp;
+let architect: string;
+
+/** Projects the dashboard lists: enough that a statement per record would show at once. */
+const PROJECTS = 50;
+
+const STATISTICS = `answered mayAnswer declined contractors tenderDocuments budgets { total simulatedCost totalAnticipatedTrades
+  totalAnticipatedOffers budgetTradesToAssign { value percent } projectDeviation { value percent } }`;
+const TEMPLATE_STATS = `deltaBudget contractors contractorsAnswers contractorsPending contractorsDeclined contractorsInRevision
+  contractorsIntentionIsNo contractorsIntentionIsMaybe`;
+/** The front end's dashboard: every project with its statistics, templates, documents, versions and contractors. */
+const DASHBOARD = `query($first: Int) { projects(first: $first) { totalCount nodes { id name
+  statistics { ${STATISTICS} }
+  templates { id stats { ${TEMPLATE_STATS} } documents { id state contractor { id name } versions { version status } } }
+  trades { id } managers { id } organization { id } } } }`;
+
+interface DashboardProject {
+  id: string;
+  name: string;
+  statistics: { contractors: number; answered: number; budgets: { total: number } };
+  templates: Array<{ id: string; stats: Record<string, number>; documents: Array<{ id: string; state: string; contractor: { id: string; name: string }; versions: Array<{ version: number; status: string }> }> }>;
+  trades: Array<{ id: string }>;
+  managers: Array<{ id: string }>;
+  organization: { id: string };
+}
+
+/** GraphQL's camelCase in REST's snake_case, to compare the two interfaces. */
+function snake(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snake);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelToSnake(k), snake(v)]));
+}
+
+async function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
+  return t.orm.em.fork().getConnection().execute<T[]>(query, params);
+}
+
+async function ok(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await gql(t.url, architect, query, variables);
+  if (res.status !== 200 || res.body.errors) throw new Error(`${query.slice(0, 40)}: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+/**
+ * A dashboard project, built through the mutations the front end uses: a main template and a slice of
+ * trade 01 with three invited contractors (own emails, so every project has its own directory entries),
+ * and an empty template of trade 02; then contractors' answers, which no operation of this service writes.
+ */
+async function createDashboardProject(i: number): Promise<{ id: string; trades: Array<{ id: string; number: string }> }> {
+  const { createProject: project } = await ok(`mutation($input: CreateProjectInput!) { createProject(input: $input) { id trades { id number } } }`, { input: {
+    name: `Tableau de bord ${String(i).padStart(2, '0')}`, constructionType: 'office', managers: [{ id: DEMO_IDS.users.architect }],
+    tradeListId: DEMO_IDS.tradeLists.standard, responseType: 'DPGF', endOfOfferDate: '2027-06-30',
+  } });
+  return project;
+}
+
+/** See createDashboardProject. */
+async function fillDashboardProject(i: number, project: { id: string; trades: Array<{ id: string; number: string }> }): Promise<void> {
+  const trade = (n: string) => project.trades.find((x) => x.number === n)!.id;
+  const add = async (tradeId: string, budget: number) => (await ok('mutation($p: ID!, $i: AddTemplateInput!) { addTemplate(projectId: $p, input: $i) { id } }', {
+    p: project.id, i: { tradeId, budget },
+  })).addTemplate.id as string;
+  const main = await add(trade('01'), 10000 + i);
+  const slice = await add(trade('01'), 2500);
+  await add(trade('02'), 7000);
+  const invite = async (templateId: string, emails: string[]) => (await ok(`mutation($p: ID!, $t: ID!, $c: [ContractorInvitationInput!]!) {
+    inviteContractors(projectId: $p, templateId: $t, contractors: $c) { documents { id } } }`, {
+    p: project.id, t: templateId, c: emails.map((email) => ({ name: `Entreprise ${email.split('@')[0]}`, email })),
+  })).inviteContractors.documents.map((d: { id: string }) => d.id) as string[];
+  const [answered, revised] = await invite(main, [`p${i}-gros-oeuvre@example.fr`, `p${i}-maconnerie@example.fr`]);
+  const [declined] = await invite(slice, [`p${i}-tranche@example.fr`]);
+  const version = (documentId: string, version: number, status: string, subTotal: number) => sql(`
+    insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount, is_mandate, has_dpgf, sent_at)
+    values (gen_random_uuid(), now(), now(), ?, ?, ?, ?, 100, false, true, now())`, [documentId, version, status, subTotal]);
+  await version(answered, 1, 'ANSWERED', 9800 + i);
+  await version(revised, 1, 'ANSWERED', 11000);
+  await version(revised, 2, 'IN_REVISION', 10500);
+  await version(declined, 1, 'DECLINED', 0);
+  await sql(`update document set intention = 'YES', dce_downloaded_at = now() where id = any(array[?]::uuid[])`, [[answered, revised]]);
+  await sql(`update document set intention = 'NO' where id = ?`, [declined]);
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  architect = await tokenFor(t.url, 'architect@demo.test');
+  // Created one after the other, so the newest-first order is known; filled five at a time.
+  const projects = [];
+  for (let i = 1; i <= PROJECTS; i++) projects.push(await createDashboardProject(i));
+  for (let i = 0; i < PROJECTS; i += 5) {
+    await Promise.all(projects.slice(i, i + 5).map((project, k) => fillDashboardProject(i + k + 1, project)));
+  }
+}, 180_000);
+afterAll(() => t.close());
+
+describe('the dashboard query (Query.projects with statistics, templates, documents, versions and contractors)', () => {
+  it('runs as many SQL statements for 50 projects as for 1', async () => {
+    const one = await t.queries.measure(() => gql(t.url, architect, DASHBOARD, { first: 1 }));
+    const fifty = await t.queries.measure(() => gql(t.url, architect, DASHBOARD, { first: PROJECTS }));
+    expect(one.result.body.errors).toBeUndefined();
+    expect(fifty.result.body.errors).toBeUndefined();
+    expect(one.result.body.data.projects.nodes).toHaveLength(1);
+    expect(fifty.result.body.data.projects.nodes).toHaveLength(PROJECTS);
+
+    expect(fifty.statements).toBe(one.statements);
+    // Each relation is one statement for the whole level: per level, never per record.
+    for (const table of ['document_version', 'contractor', 'project_trade', 'template']) {
+      const touching = (sqls: string[]) => sqls.filter((s) => new RegExp(`from "?${table}"? `).test(s)).length;
+      expect(touching(one.sql)).toBeGreaterThan(0);
+      expect(touching(fifty.sql)).toBe(touching(one.sql));
+    }
+    // 13 today: caller, count, page, then one per relation (statistics, organization, trades, managers and
+    // organization users, templates, template stats, documents, versions, contractors).
+    expect(fifty.statements).toBeLessThanOrEqual(15);
+  });
+
+  it('really returns every level for every project, so the count above is not vacuous', async () => {
+    const res = await gql(t.url, architect, DASHBOARD, { first: PROJECTS });
+    const nodes: DashboardProject[] = res.body.data.projects.nodes;
+    expect(nodes.map((p) => p.name)).toEqual(Array.from({ length: PROJECTS }, (_, i) => `Tableau de bord ${String(PROJECTS - i).padStart(2, '0')}`));
+    const contractorIds = new Set<string>();
+    for (const project of nodes) {
+      expect(project.organization).toEqual({ id: DEMO_IDS.organizations.atelierDemo });
+      expect(project.managers).toEqual([{ id: DEMO_IDS.users.architect }]);
+      expect(project.trades).toHaveLength(8);
+      expect(project.templates).toHaveLength(3);
+      const [main, slice, empty] = project.templates;
+      // Both invited by one request: same creation time, so their order is the ids'.
+      expect(main.documents.map((d) => d.state).sort()).toEqual(['ANSWERED', 'IN_REVISION']);
+      expect(main.documents.find((d) => d.state === 'IN_REVISION')!.versions).toEqual([{ version: 1, status: 'ANSWERED' }, { version: 2, status: 'IN_REVISION' }]);
+      expect(slice.documents.map((d) => [d.state, d.versions.length])).toEqual([['DECLINED', 1]]);
+      expect(empty.documents).toEqual([]);
+      expect(main.stats).toMatchObject({ contractors: 2, contractorsAnswers: 1, contractorsInRevision: 1 });
+      expect(project.statistics).toMatchObject({ contractors: 3, answered: 1, declined: 1 });
+      for (const d of [...main.documents, ...slice.documents]) {
+        expect(d.contractor.name).toMatch(/^Entreprise p\d+-/);
+        contractorIds.add(d.contractor.id);
+      }
+    }
+    expect(contractorIds.size).toBe(PROJECTS * 3);
+  });
+
+  it('runs as many SQL statements for projectsStatistics of 50 projects as for 1', async () => {
+    const ids = (await gql(t.url, architect, '{ projects(first: 50) { nodes { id } } }')).body.data.projects.nodes.map((p: { id: string }) => p.id);
+    const query = `query($ids: [ID!]!) { projectsStatistics(ids: $ids) { projectId ${STATISTICS} } }`;
+    const one = await t.queries.measure(() => gql(t.url, architect, query, { ids: ids.slice(0, 1) }));
+    const fifty = await t.queries.measure(() => gql(t.url, architect, query, { ids }));
+    expect(fifty.result.body.data.projectsStatistics.map((s: { projectId: string }) => s.projectId)).toEqual(ids);
+    expect(fifty.statements).toBe(one.statements);
+  });
+});
+
+describe('GraphQL and REST agree', () => {
+  it('on the statistics (#5) and the template stats (#10) of every dashboard project', async () => {
+    const res = await gql(t.url, architect, `{ projects(first: ${PROJECTS}) { nodes { id statistics { ${STATISTICS} } templates { id stats { ${TEMPLATE_STATS} } } } } }`);
+    const nodes = res.body.data.projects.nodes as Array<{ id: string; statistics: unknown; templates: Array<{ id: string; stats: unknown }> }>;
+    expect(nodes).toHaveLength(PROJECTS);
+    for (const project of nodes) {
+      const statistics = await request(t.url, 'GET', `/api/svc/v1/projects/${project.id}/statistics`, { token: architect });
+      expect(snake(project.statistics)).toEqual(statistics.body.project.statistics);
+      const templates = await request(t.url, 'GET', `/api/svc/v1/projects/${project.id}/templates`, { token: architect });
+      expect(project.templates.map((x) => [x.id, snake(x.stats)])).toEqual(templates.body.templates.map((x: { id: string; stats: unknown }) => [x.id, x.stats]));
+    }
+  });
+
+  it('on the statistics and template stats of the demo projects, archived included', async () => {
+    const { projects: PRJ } = DEMO_IDS;
+    for (const id of [PRJ.residence, PRJ.school, PRJ.archivedHouse, PRJ.nordOffices]) {
+      const res = await gql(t.url, architect, `query($id: ID!) { project(id: $id) { statistics { ${STATISTICS} } templates { id stats { ${TEMPLATE_STATS} } } } }`, { id });
+      const { statistics, templates } = res.body.data.project;
+      const rest = await request(t.url, 'GET', `/api/svc/v1/projects/${id}/statistics`, { token: architect });
+      expect(snake(statistics)).toEqual(rest.body.project.statistics);
+      const restTemplates = await request(t.url, 'GET', `/api/svc/v1/projects/${id}/templates`, { token: architect });
+      expect(templates.length).toBeGreaterThan(0);
+      expect(templates.map((x: { id: string; stats: unknown }) => [x.id, snake(x.stats)])).toEqual(
+        restTemplates.body.templates.map((x: { id: string; stats: unknown }) => [x.id, x.stats]),
+      );
+    }
+  });
+});
