@@ -175,10 +175,16 @@ describe('GET /api/internal/v1/company/contacts/{siret} (#33)', () => {
     });
   });
 
-  it('shows the same company contacts to every caller: they are the company\'s data, not an architect organization\'s', async () => {
+  it('shows only companies the caller\'s own directory links to; others answer like an unknown SIRET', async () => {
     const mine = await request(t.url, 'GET', `${I}/company/contacts/${DEMO_SIRETS.shared}`, { token: architect });
+    expect(mine.status).toBe(200);
     const theirs = await request(t.url, 'GET', `${I}/company/contacts/${DEMO_SIRETS.shared}`, { token: other });
-    expect(theirs.body).toEqual(mine.body);
+    const unknown = await request(t.url, 'GET', `${I}/company/contacts/12345678901234`, { token: other });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual({ ...unknown.body, siret: DEMO_SIRETS.shared });
+    expect(theirs.text).not.toMatch(/Durand/);
+    const shared = await request(t.url, 'GET', `${I}/company/contacts/44306184100047`, { token: other });
+    expect(shared.body.companies.map((c: { name: string }) => c.name)).toEqual(['Charpentes du Vercors']);
   });
 
   it('reads the SIRET from the path and ignores a body sent with the GET', async () => {
@@ -253,9 +259,10 @@ describe('GET /api/internal/v1/company/trades/{siret} (#34)', () => {
     expect(mine.text).not.toContain('métallique');
     const theirs = await request(t.url, 'GET', `${I}/company/trades/44306184100047`, { token: other });
     expect(theirs.body.companies[0].trades).toEqual([{ id: PT.cabinetSudHall['02'], name: 'Charpente métallique' }]);
+    // Cabinet Sud's directory has no entry for Électricité Martin: it does not exist for them.
     const martin = await request(t.url, 'GET', `${I}/company/trades/${DEMO_SIRETS.single}`, { token: other });
-    expect(martin.status).toBe(200);
-    expect(martin.body.companies[0].trades).toEqual([]);
+    expect(martin.status).toBe(404);
+    expect(martin.body).toEqual({ code: 404, message: 'No contractor organization has this SIRET', siret: DEMO_SIRETS.single, data: [] });
   });
 
   it('reads the SIRET from the path and ignores a body sent with the GET', async () => {

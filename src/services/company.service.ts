@@ -1,4 +1,4 @@
-import { Membership, Organization, OrganizationKind } from '../entities';
+import { Membership, Organization } from '../entities';
 import { NotFoundError, ValidationError } from '../errors';
 import type { ServiceContext } from './service-context';
 
@@ -30,14 +30,24 @@ const SIRET = /^\d{14}$/;
 export class CompanyService {
   constructor(private readonly sc: ServiceContext) {}
 
-  /** The companies with this SIRET; 400 when it is not 14 digits, 404 (with the lookup's body) when none. */
+  /**
+   * The companies with this SIRET linked from the caller's directory; 400 when it is not 14 digits, 404 (with
+   * the lookup's body) when none, exactly as for a SIRET no company has.
+   */
   private async companies(siret: string): Promise<Organization[]> {
     if (!SIRET.test(siret)) {
       throw new ValidationError([{ field: 'siret', message: 'must be 14 digits' }], 'The SIRET must be 14 digits');
     }
-    const companies = await this.sc.em.find(Organization, { kind: OrganizationKind.CONTRACTOR, fiscalNumber: siret }, {
-      orderBy: { name: 'asc', id: 'asc' },
-    });
+    // A company shows only to callers whose own directory links to it: its contacts are another
+    // organization's data, seen through the caller's business relation, never by SIRET alone.
+    const linked = await this.sc.em.getConnection().execute<{ id: string }[]>(`
+      select o.id from organization o
+      where o.kind = 'CONTRACTOR' and o.fiscal_number = ?
+        and exists (select 1 from contractor c where c.company_id = o.id and c.organization_id = any(array[?]::uuid[]))`,
+    [siret, this.sc.caller.adminOrganizationIds]);
+    const companies = linked.length
+      ? await this.sc.em.find(Organization, { id: { $in: linked.map((r) => r.id) } }, { orderBy: { name: 'asc', id: 'asc' } })
+      : [];
     if (!companies.length) throw new NotFoundError('No contractor organization has this SIRET', { siret, data: [] });
     return companies;
   }
