@@ -203,6 +203,17 @@ describe('GET /api/svc/v1/organizations/{organizationId} (#20)', () => {
     expect((await both('GET', `/organizations/${ORG.cabinetSud}`, other)).body).toEqual({ organization: CABINET_SUD });
   });
 
+  it('reads a UUID written in upper case as the same organization', async () => {
+    const res = await both('GET', `/organizations/${ORG.atelierDemo.toUpperCase()}`, architect);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ organization: ATELIER_DEMO });
+    const narrowed = await request(t.url, 'GET', `${P}/projects?organization_id=${ORG.atelierNord.toUpperCase()}`, { token: architect });
+    expect(narrowed.status).toBe(200);
+    const orgs = narrowed.body.projects.map((p: { organization_id: string }) => p.organization_id);
+    expect(orgs.length).toBeGreaterThan(0);
+    expect(new Set(orgs)).toEqual(new Set([ORG.atelierNord]));
+  });
+
   it('answers 404 for another organization, exactly like an unknown id, never its data', async () => {
     const foreign = await both('GET', `/organizations/${ORG.cabinetSud}`, architect);
     expect(foreign.status).toBe(404);

@@ -28,7 +28,7 @@ export function createLoaders(sc: ServiceContext) {
   const documents = new DocumentService(sc);
   return {
     organization: mapLoader<OrganizationView | null>(async (ids) => {
-      const views = await organizations.views(ids.filter((id) => sc.caller.adminOrganizationIds.includes(id)));
+      const views = await organizations.views(ids.map((id) => id.toLowerCase()).filter((id) => sc.caller.adminOrganizationIds.includes(id)));
       return new Map(views.map((v) => [v.id, v]));
     }, null),
     managers: mapLoader<ManagerView[]>((ids) => projects.managersByProject(ids), []),

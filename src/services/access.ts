@@ -23,7 +23,7 @@ export function assertWritable(project: Project): void {
   if (project.archivedAt) throw new ConflictError('The project is archived: it is read-only');
 }
 
-/** Whether the caller may see data of this organization. */
+/** Whether the caller may see data of this organization (UUIDs compare case-insensitively). */
 export function canSeeOrganization(sc: ServiceContext, organizationId: string): boolean {
-  return sc.caller.adminOrganizationIds.includes(organizationId);
+  return sc.caller.adminOrganizationIds.includes(organizationId.toLowerCase());
 }

@@ -76,7 +76,8 @@ export class OrganizationService {
   }
 
   /** #19: sets the caller's current organization. */
-  async switch(organizationId: string): Promise<OrganizationView> {
+  async switch(id: string): Promise<OrganizationView> {
+    const organizationId = id.toLowerCase();
     if (!canSeeOrganization(this.sc, organizationId)) throw new NotFoundError('Organization not found');
     await this.sc.em.nativeUpdate(User, { id: this.sc.caller.userId }, { currentOrganization: organizationId });
     this.sc.caller.currentOrganizationId = organizationId;

@@ -99,7 +99,7 @@ export class ProjectService {
     let orgIds = this.sc.caller.adminOrganizationIds;
     if (opts.organizationId) {
       if (!canSeeOrganization(this.sc, opts.organizationId)) throw new NotFoundError('Organization not found');
-      orgIds = [opts.organizationId];
+      orgIds = [opts.organizationId.toLowerCase()];
     }
     const where: FilterQuery<Project> = { organization: { $in: orgIds }, archivedAt: opts.archived ? { $ne: null } : null };
     return keysetPage(this.sc.em, Project, where, { first: opts.first, after: opts.after, afterField: opts.afterField ?? 'after', order: 'desc' });
@@ -112,7 +112,7 @@ export class ProjectService {
 
   /** #2: creates the project with its managers and a copy of the trade list's trades, in one transaction. */
   async create(input: CreateProjectInput): Promise<Project> {
-    const organizationId = input.organizationId ?? this.sc.caller.currentOrganizationId;
+    const organizationId = (input.organizationId ?? this.sc.caller.currentOrganizationId).toLowerCase();
     if (!canSeeOrganization(this.sc, organizationId)) {
       throw new ValidationError([{ field: 'organizationId', message: 'is not an organization where you are Administrator' }]);
     }
