@@ -13,6 +13,9 @@ export interface InvitationResult {
   documents: DocumentView[];
 }
 
+/** The time rows get: milliseconds, like every timestamp written from JavaScript, so cursors compare exactly. */
+const NOW = "date_trunc('milliseconds', now())";
+
 /** Credits one new invitation consumes. */
 export const INVITATION_CREDITS = 1;
 
@@ -50,7 +53,7 @@ export class InvitationService {
 
       await em.execute(`
         insert into contractor (id, created_at, updated_at, legacy_id, organization_id, name, email, phone)
-        select c.id, now(), now(), c.legacy_id, ?, c.name, c.email, c.phone
+        select c.id, ${NOW}, ${NOW}, c.legacy_id, ?, c.name, c.email, c.phone
         from unnest(array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[])
           as c(id, legacy_id, name, email, phone)
         on conflict (organization_id, email) do nothing`, [
@@ -65,7 +68,7 @@ export class InvitationService {
 
       const inserted = await em.execute<Array<{ id: string }>>(`
         insert into document (id, created_at, updated_at, legacy_id, template_id, contractor_id)
-        select d.id, now(), now(), d.legacy_id, ?, d.contractor_id
+        select d.id, ${NOW}, ${NOW}, d.legacy_id, ?, d.contractor_id
         from unnest(array[?]::uuid[], array[?]::text[], array[?]::uuid[]) as d(id, legacy_id, contractor_id)
         on conflict (template_id, contractor_id) do nothing
         returning id`, [tplId, ids.map(() => randomUUID()), ids.map(() => newLegacyId()), ids]);
@@ -73,10 +76,10 @@ export class InvitationService {
       if (inserted.length) {
         await em.execute(`
           insert into credit_ledger_entry (id, created_at, updated_at, organization_id, amount, kind, reference_id)
-          select gen_random_uuid(), now(), now(), ?, ?, 'INVITATION', r.id
+          select gen_random_uuid(), ${NOW}, ${NOW}, ?, ?, 'INVITATION', r.id
           from unnest(array[?]::uuid[]) as r(id)`, [organizationId, INVITATION_CREDITS, inserted.map((r) => r.id)]);
         // The consultation starts with its first invitation.
-        await em.execute('update template set consultation_started_at = now(), updated_at = now() where id = ? and consultation_started_at is null', [tplId]);
+        await em.execute(`update template set consultation_started_at = ${NOW}, updated_at = ${NOW} where id = ? and consultation_started_at is null`, [tplId]);
       }
       return { created: inserted.length, contractorIds: requestOrder.map((e) => idByEmail.get(e)!) };
     });
