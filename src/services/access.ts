@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError } from '../errors';
 import { Project } from '../entities';
 import type { ServiceContext } from './service-context';
@@ -19,8 +20,20 @@ export async function writableProject(sc: ServiceContext, projectId: string): Pr
   return project;
 }
 
+const ARCHIVED = 'The project is archived: it is read-only';
+
 export function assertWritable(project: Project): void {
-  if (project.archivedAt) throw new ConflictError('The project is archived: it is read-only');
+  if (project.archivedAt) throw new ConflictError(ARCHIVED);
+}
+
+/**
+ * First statement of every write below a project, inside its transaction: a share lock on the project row
+ * makes a concurrent archive wait until this write commits, and a project archived meanwhile is refused.
+ */
+export async function holdWritable(em: EntityManager, projectId: string): Promise<void> {
+  const rows = await em.execute<Array<{ archived_at: Date | null }>>('select archived_at from project where id = ? for share', [projectId]);
+  if (!rows.length) throw new NotFoundError('Project not found');
+  if (rows[0].archived_at) throw new ConflictError(ARCHIVED);
 }
 
 /** Whether the caller may see data of this organization (UUIDs compare case-insensitively). */

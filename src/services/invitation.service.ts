@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors';
-import { writableProject } from './access';
+import { holdWritable, writableProject } from './access';
 import { DocumentService, type DocumentView } from './document.service';
 import type { InviteContractorsInput } from './inputs/invitation.input';
 import { newLegacyId } from './legacy-id';
@@ -46,6 +46,7 @@ export class InvitationService {
     const requestOrder = [...byEmail.keys()];
 
     const { created, contractorIds } = await this.sc.em.transactional(async (em) => {
+      await holdWritable(em, project.id);
       // The template cannot be deleted under the new documents (delete locks it for update). A key-share
       // lock, not a share lock: concurrent invitations both update the row below and would deadlock.
       const [template] = await em.execute<Array<{ id: string }>>('select id from template where id = ? and project_id = ? for key share', [tplId, project.id]);

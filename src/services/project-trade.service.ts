@@ -1,7 +1,7 @@
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { ConflictError, NotFoundError } from '../errors';
 import { Project, ProjectTrade, Template } from '../entities';
-import { assertWritable, visibleProject } from './access';
+import { holdWritable, visibleProject } from './access';
 import type { CreateProjectTradeInput, UpdateProjectTradeInput } from './inputs/project-trade.input';
 import type { ServiceContext } from './service-context';
 
@@ -61,7 +61,7 @@ export class ProjectTradeService {
   async create(projectId: string, input: CreateProjectTradeInput): Promise<ProjectTradeView> {
     return this.sc.em.transactional(async (em) => {
       const project = await visibleProject({ ...this.sc, em }, projectId);
-      assertWritable(project);
+      await holdWritable(em, project.id);
       const trade = em.create(ProjectTrade, { project, number: input.number, name: input.name, shortName: input.shortName, comment: null });
       await em.flush();
       return projectTradeView(trade);
@@ -72,7 +72,7 @@ export class ProjectTradeService {
   async update(projectId: string, tradeId: string, input: UpdateProjectTradeInput): Promise<ProjectTradeView> {
     return this.sc.em.transactional(async (em) => {
       const { project, trade } = await this.find(em, projectId, tradeId);
-      assertWritable(project);
+      await holdWritable(em, project.id);
       trade.name = input.name;
       trade.number = input.number;
       trade.shortName = input.shortName;
@@ -87,7 +87,7 @@ export class ProjectTradeService {
     try {
       await this.sc.em.transactional(async (em) => {
         const { project, trade } = await this.find(em, projectId, tradeId);
-        assertWritable(project);
+        await holdWritable(em, project.id);
         if (await em.count(Template, { trade })) throw new ConflictError(IN_USE);
         em.remove(trade);
         await em.flush();

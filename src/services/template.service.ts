@@ -2,7 +2,7 @@ import { LockMode, UniqueConstraintViolationException, type FilterQuery } from '
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { ProjectTrade, Template } from '../entities';
-import { visibleProject, writableProject } from './access';
+import { holdWritable, visibleProject, writableProject } from './access';
 import { DocumentService, uuidList, type DocumentView } from './document.service';
 import type { AddTemplateInput } from './inputs/template.input';
 import { keysetPage, type Page } from './pagination';
@@ -175,6 +175,7 @@ export class TemplateService {
     const project = await writableProject(this.sc, projectId);
     try {
       return await this.sc.em.transactional(async (em) => {
+        await holdWritable(em, project.id);
         const trade = await em.findOne(ProjectTrade, { id: input.tradeId.toLowerCase(), project: project.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (!trade) throw new ValidationError([{ field: 'tradeId', message: 'is not a trade of this project' }]);
         const existing = await em.find(Template, { trade: trade.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
@@ -208,6 +209,7 @@ export class TemplateService {
     const project = await writableProject(this.sc, projectId);
     const id = templateId.toLowerCase();
     await this.sc.em.transactional(async (em) => {
+      await holdWritable(em, project.id);
       const [found] = await em.execute<Array<{ trade_id: string }>>('select trade_id from template where id = ? and project_id = ?', [id, project.id]);
       if (!found) throw new NotFoundError('Template not found');
       // Same lock order as create() (trade, then template): a slice cannot be added under a template being removed.
