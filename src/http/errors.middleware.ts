@@ -7,7 +7,11 @@ function fromHttpError(err: unknown): AppError | null {
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : null;
   if (status === 413) return new PayloadTooLargeError('The request body is larger than the limit of 1 MiB');
   if (status === 415) return new UnsupportedMediaTypeError('The request body must be JSON (Content-Type: application/json)');
-  if (status === 400 && (e.type === 'entity.parse.failed' || /JSON/i.test(String(e.message)))) {
+  // The JSON parser refuses `__proto__` keys (prototype poisoning) with a SyntaxError of its own wording.
+  if (status === 400 && e.message === 'Object contains forbidden prototype property') {
+    return new ValidationError([], 'The request body must not contain the key "__proto__"');
+  }
+  if (status === 400 && (e.type === 'entity.parse.failed' || err instanceof SyntaxError || /JSON/i.test(String(e.message)))) {
     return new ValidationError([], 'The request body is not valid JSON');
   }
   if (status === 400 && e.type === 'entity.verify.failed') return new ValidationError([], 'The request body is not valid');

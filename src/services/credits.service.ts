@@ -21,10 +21,11 @@ interface UsageRow {
   grand_total: string;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-// Totals are summed by the database, per organization and overall (a window over the groups).
-const LEDGER_JOIN = 'left join credit_ledger_entry e on e.organization_id = o.id and e.created_at >= ? and e.created_at < ?';
+// Totals are summed by the database, per organization and overall (a window over the groups). Days are
+// UTC days and `to` is inclusive: the period ends at the start of the next day, computed by the database
+// as a date, which reaches past 9999-12-31 where a JS Date's ISO string would not be understood.
+const LEDGER_JOIN = `left join credit_ledger_entry e on e.organization_id = o.id
+  and e.created_at >= (?::date)::timestamp at time zone 'UTC' and e.created_at < (?::date + 1)::timestamp at time zone 'UTC'`;
 const TOTALS = 'coalesce(sum(e.amount), 0)::bigint as total, sum(coalesce(sum(e.amount), 0)) over ()::bigint as grand_total';
 
 /** An organization may be reported on by its Administrators and by the admins of its headquarter. */
@@ -64,9 +65,6 @@ export class CreditsService {
     if (from > to) errors.push({ field: 'from', message: 'must not be after to' });
     if (errors.length) throw new ValidationError(errors);
 
-    // Days are UTC days; `to` is inclusive, so the period ends at the start of the next day.
-    const start = new Date(`${from}T00:00:00Z`);
-    const end = new Date(new Date(`${to}T00:00:00Z`).getTime() + DAY_MS);
     const { caller } = this.sc;
 
     let rows: UsageRow[];
@@ -74,13 +72,13 @@ export class CreditsService {
     if (query.headquarterId) {
       const id = query.headquarterId.toLowerCase();
       if (!caller.adminHeadquarterIds.includes(id)) throw new ForbiddenError('You may not report on this headquarter');
-      rows = await this.sc.em.execute<UsageRow[]>(HEADQUARTER_USAGE_SQL, [start, end, id]);
+      rows = await this.sc.em.execute<UsageRow[]>(HEADQUARTER_USAGE_SQL, [from, to, id]);
       if (!rows.length) throw new ForbiddenError('You may not report on this headquarter');
       scope = { type: 'headquarter', id, name: rows[0].scope_name };
     } else {
       const id = (query.organizationId ?? caller.currentOrganizationId).toLowerCase();
       rows = await this.sc.em.execute<UsageRow[]>(ORGANIZATION_USAGE_SQL, [
-        start, end, id, JSON.stringify(caller.adminOrganizationIds), JSON.stringify(caller.adminHeadquarterIds),
+        from, to, id, JSON.stringify(caller.adminOrganizationIds), JSON.stringify(caller.adminHeadquarterIds),
       ]);
       if (!rows.length) throw new ForbiddenError('You may not report on this organization');
       scope = { type: 'organization', id, name: rows[0].scope_name };

@@ -51,6 +51,9 @@ export class IdentityProviderService {
     if (!req.client_id || req.client_id !== this.config.auth.clientId) {
       throw new OAuthError(401, 'invalid_client', 'Unknown client_id');
     }
+    // PostgreSQL text cannot hold U+0000: refused here rather than failing in a query (a 500).
+    const withNul = Object.entries(req).find(([, v]) => typeof v === 'string' && v.includes('\u0000'));
+    if (withNul) throw new OAuthError(400, 'invalid_request', `${withNul[0]} must not contain NUL characters`);
     if (req.grant_type === 'password') return this.passwordGrant(req, clientIp);
     if (req.grant_type === 'refresh_token') return this.refreshGrant(req, clientIp);
     throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be password or refresh_token');

@@ -14,10 +14,22 @@ export function encodeCursor(createdAt: Date, id: string): string {
   return Buffer.from(JSON.stringify({ c: createdAt.toISOString(), i: id })).toString('base64url');
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A timestamp as encodeCursor writes it, in the years PostgreSQL and toISOString share (1-9999). */
+function isCursorTime(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) return false;
+  const year = at.getUTCFullYear();
+  return year >= 1 && year <= 9999 && at.toISOString() === value;
+}
+
+/** The cursor's (created_at, id); a value encodeCursor could not have written is a 400, never a failed SQL cast. */
 export function decodeCursor(cursor: string, field = 'cursor'): Cursor {
   try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Cursor;
-    if (typeof v.c === 'string' && typeof v.i === 'string' && !Number.isNaN(Date.parse(v.c))) return v;
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Cursor> | null;
+    if (v && isCursorTime(v.c) && typeof v.i === 'string' && UUID.test(v.i)) return { c: v.c, i: v.i };
   } catch { /* fall through */ }
   throw new ValidationError([{ field, message: 'is not a cursor given by this service' }]);
 }

@@ -34,9 +34,26 @@ export const List = (min = 0) => compose(
   IsArray({ message: 'must be an array' }),
   ...(min > 0 ? [ArrayMinSize(min, { message: `must have at least ${min} item${min > 1 ? 's' : ''}` })] : []),
 );
+/**
+ * No item of an array is itself an array. ValidateNested walks into such an item as if it were the list,
+ * so `[[{...}]]` and `[[]]` would pass and reach the services; a primitive item it refuses itself
+ * (`managers.0: must be an object`). validation.ts names each failing item by its index.
+ */
+export const NO_LIST_ITEMS = 'noListItems';
+function NoListItems(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: NO_LIST_ITEMS,
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: 'must be an object' },
+      validator: { validate: (value: unknown) => !Array.isArray(value) || !value.some((item) => Array.isArray(item)) },
+    });
+}
+
 /** A nested object (or each item of an array) validated as `cls`. */
 export const Nested = (cls: () => new () => object, opts: { each?: boolean } = {}) => compose(
-  ...(opts.each ? [] : [IsObject({ message: 'must be an object' })]),
+  ...(opts.each ? [NoListItems()] : [IsObject({ message: 'must be an object' })]),
   ValidateNested({ each: opts.each }),
   Type(cls),
 );
