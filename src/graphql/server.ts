@@ -89,6 +89,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
       const known = toAppError(err);
       if (!(known instanceof AppError) || (known.status !== 401 && known.status !== 403)) throw err;
       ctx.status = known.status;
+      if (known.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
       ctx.body = { errors: [{ message: known.message, extensions: { code: known.code } }] };
       return;
     }
