@@ -1,5 +1,5 @@
+import { toRest } from '../src/rest/serialize';
 import { DEMO_IDS } from '../src/seed/demo-data';
-import { camelToSnake } from '../src/services/validation';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
@@ -29,13 +29,6 @@ interface DashboardProject {
   trades: Array<{ id: string }>;
   managers: Array<{ id: string }>;
   organization: { id: string };
-}
-
-/** GraphQL's camelCase in REST's snake_case, to compare the two interfaces. */
-function snake(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(snake);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelToSnake(k), snake(v)]));
 }
 
 async function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
@@ -163,9 +156,9 @@ describe('GraphQL and REST agree', () => {
     expect(nodes).toHaveLength(PROJECTS);
     for (const project of nodes) {
       const statistics = await request(t.url, 'GET', `/api/svc/v1/projects/${project.id}/statistics`, { token: architect });
-      expect(snake(project.statistics)).toEqual(statistics.body.project.statistics);
+      expect(toRest(project.statistics)).toEqual(statistics.body.project.statistics);
       const templates = await request(t.url, 'GET', `/api/svc/v1/projects/${project.id}/templates`, { token: architect });
-      expect(project.templates.map((x) => [x.id, snake(x.stats)])).toEqual(templates.body.templates.map((x: { id: string; stats: unknown }) => [x.id, x.stats]));
+      expect(project.templates.map((x) => [x.id, toRest(x.stats)])).toEqual(templates.body.templates.map((x: { id: string; stats: unknown }) => [x.id, x.stats]));
     }
   });
 
@@ -175,10 +168,10 @@ describe('GraphQL and REST agree', () => {
       const res = await gql(t.url, architect, `query($id: ID!) { project(id: $id) { statistics { ${STATISTICS} } templates { id stats { ${TEMPLATE_STATS} } } } }`, { id });
       const { statistics, templates } = res.body.data.project;
       const rest = await request(t.url, 'GET', `/api/svc/v1/projects/${id}/statistics`, { token: architect });
-      expect(snake(statistics)).toEqual(rest.body.project.statistics);
+      expect(toRest(statistics)).toEqual(rest.body.project.statistics);
       const restTemplates = await request(t.url, 'GET', `/api/svc/v1/projects/${id}/templates`, { token: architect });
       expect(templates.length).toBeGreaterThan(0);
-      expect(templates.map((x: { id: string; stats: unknown }) => [x.id, snake(x.stats)])).toEqual(
+      expect(templates.map((x: { id: string; stats: unknown }) => [x.id, toRest(x.stats)])).toEqual(
         restTemplates.body.templates.map((x: { id: string; stats: unknown }) => [x.id, x.stats]),
       );
     }

@@ -1,6 +1,6 @@
+import { toRest } from '../src/rest/serialize';
 import { CreditLedgerEntry } from '../src/entities';
 import { DEMO_IDS, DEMO_SIRETS } from '../src/seed/demo-data';
-import { camelToSnake } from '../src/services/validation';
 import { formatDay } from '../src/services/time';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
@@ -36,13 +36,6 @@ const LEDGER: Array<[organization: string, at: string, amount: number]> = [
   [ORG.cabinetSud, '2021-04-12T09:00:00.000Z', 32],
 ];
 
-/** GraphQL's camelCase in REST's snake_case, to compare the two interfaces. */
-function snake(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(snake);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelToSnake(k), snake(v)]));
-}
-
 beforeAll(async () => {
   t = await startTestApp();
   architect = await tokenFor(t.url, 'architect@demo.test');
@@ -73,7 +66,7 @@ describe('Query.tradeLists', () => {
       },
     ] } });
     const rest = await request(t.url, 'GET', `${P}/trades/list`, { token: architect });
-    expect(snake(res.body.data.tradeLists)).toEqual(rest.body.trade_lists);
+    expect(toRest(res.body.data.tradeLists)).toEqual(rest.body.trade_lists);
   });
 
   it('never lists another organization\'s private list', async () => {
@@ -103,7 +96,7 @@ describe('Query.tradeList', () => {
       ],
     });
     const rest = await request(t.url, 'GET', `${P}/trades/list/${LISTS.atelierDemo}`, { token: architect });
-    expect(snake(res.body.data.tradeList)).toEqual(rest.body.trade_list);
+    expect(toRest(res.body.data.tradeList)).toEqual(rest.body.trade_list);
   });
 
   it('answers a public list to every caller', async () => {
@@ -142,7 +135,7 @@ describe('Query.contractor', () => {
     for (const id of [CTR.batimentsDurand, CTR.btpMoreau, CTR.elecServices]) {
       const graphql = await gql(t.url, architect, QUERY, { id });
       const rest = await request(t.url, 'GET', `${P}/contractors/${id}`, { token: architect });
-      expect(snake(graphql.body.data.contractor)).toEqual(rest.body.contractor);
+      expect(toRest(graphql.body.data.contractor)).toEqual(rest.body.contractor);
     }
   });
 
@@ -186,7 +179,7 @@ describe('Query.creditsUsage', () => {
       total: 2 + 4, from: '2021-04-01', to: '2021-04-30', scope: { type: 'organization', ...demo }, organizations: [{ ...demo, total: 6 }],
     } } });
     const rest = await request(t.url, 'GET', '/api/v1/credits-usage?from=2021-04-01&to=2021-04-30', { token: architect });
-    expect(snake(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
+    expect(toRest(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
   });
 
   it('defaults to this month up to today (UTC), and counts the demo invitations', async () => {
@@ -194,7 +187,7 @@ describe('Query.creditsUsage', () => {
     const res = await usage({});
     expect(res.body.data.creditsUsage).toMatchObject({ from: `${today.slice(0, 8)}01`, to: today, scope: { type: 'organization', ...demo } });
     const rest = await request(t.url, 'GET', '/api/v1/credits-usage', { token: architect });
-    expect(snake(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
+    expect(toRest(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
     const now = new Date();
     const from = formatDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 3, 1)));
     // Atelier Demo's 21 demo documents, one credit each.

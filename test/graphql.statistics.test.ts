@@ -1,5 +1,5 @@
+import { toRest } from '../src/rest/serialize';
 import { DEMO_IDS } from '../src/seed/demo-data';
-import { camelToSnake } from '../src/services/validation';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
@@ -10,13 +10,6 @@ let architect: string;
 
 const STATS = `answered mayAnswer declined contractors tenderDocuments budgets { total simulatedCost totalAnticipatedTrades
   totalAnticipatedOffers budgetTradesToAssign { value percent } projectDeviation { value percent } }`;
-
-/** GraphQL's camelCase statistics in REST's snake_case, to compare the two interfaces. */
-function snake(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(snake);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelToSnake(k), snake(v)]));
-}
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -42,7 +35,7 @@ describe('Query.projectsStatistics', () => {
     const res = await gql(t.url, architect, `query($ids: [ID!]!) { projectsStatistics(ids: $ids) { ${STATS} } }`, { ids });
     for (const [i, id] of ids.entries()) {
       const rest = await request(t.url, 'GET', `/api/svc/v1/projects/${id}/statistics`, { token: architect });
-      expect(snake(res.body.data.projectsStatistics[i])).toEqual(rest.body.project.statistics);
+      expect(toRest(res.body.data.projectsStatistics[i])).toEqual(rest.body.project.statistics);
     }
   });
 

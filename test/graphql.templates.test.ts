@@ -1,5 +1,5 @@
+import { toRest } from '../src/rest/serialize';
 import { DEMO_IDS } from '../src/seed/demo-data';
-import { camelToSnake } from '../src/services/validation';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
@@ -23,13 +23,6 @@ const DOCUMENT = `id intention state dceDownloadedAt contractor { id name email 
 
 /** Names only Cabinet Sud's records carry: none may appear in an answer to architect@demo.test. */
 const CABINET_SUD_NAMES = ['Cabinet Sud', 'Halle de marché', 'Carpentras', 'Charpente métallique'];
-
-/** GraphQL's camelCase in REST's snake_case, to compare the two interfaces. */
-function snake(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(snake);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelToSnake(k), snake(v)]));
-}
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -120,7 +113,7 @@ describe('Project.templates', () => {
       expect(rest.status).toBe(200);
       const graphql = await templatesOf(projectId);
       expect(graphql.length).toBeGreaterThan(0);
-      expect(snake(graphql)).toEqual(rest.body.templates);
+      expect(toRest(graphql)).toEqual(rest.body.templates);
       compared += graphql.length;
     }
     expect(compared).toBe(10);
@@ -190,7 +183,7 @@ describe('Template.documents and Document', () => {
         for (const d of template.documents) {
           for (const v of d.versions) expect(typeof v.isMandate).toBe('boolean');
         }
-        const asRest = (snake(template.documents) as Array<{ versions: Array<{ is_mandate: boolean }> }>)
+        const asRest = (toRest(template.documents) as Array<{ versions: Array<{ is_mandate: boolean }> }>)
           .map((d) => ({ ...d, versions: d.versions.map((v) => ({ ...v, is_mandate: String(v.is_mandate) })) }));
         expect(asRest).toEqual(rest.body.template.documents);
         documents += template.documents.length;
@@ -217,7 +210,7 @@ describe('Project.trades', () => {
       createdAt: '2026-06-02T08:30:00.000000Z', updatedAt: '2026-06-02T08:30:00.000000Z',
     });
     const rest = await request(t.url, 'GET', `${P}/projects/${PRJ.residence}/trades`, { token: architect });
-    expect(snake(trades)).toEqual(rest.body.trades);
+    expect(toRest(trades)).toEqual(rest.body.trades);
   });
 
   it('gives each listed project its own trades', async () => {
