@@ -3,6 +3,7 @@ import { NotFoundError } from '../errors';
 import { signedFileUrl } from './file-url';
 import type { ServiceContext } from './service-context';
 import { round2 } from './time';
+import { uuidList } from './uuid';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
 export type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';
@@ -89,13 +90,6 @@ interface VersionRow {
 
 /** The highest version number a version column (integer) holds. */
 const MAX_VERSION = 2147483647;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids worth sending to PostgreSQL: lowercase, deduplicated UUIDs (a malformed one would fail the cast). */
-export function uuidList(ids: readonly string[]): string[] {
-  return [...new Set(ids.filter((id) => typeof id === 'string' && UUID.test(id)).map((id) => id.toLowerCase()))];
-}
 
 /**
  * Documents of the caller's organizations with their `state`, in creation order. `where` is an extra SQL

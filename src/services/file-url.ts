@@ -2,14 +2,13 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import { ForbiddenError, NotFoundError } from '../errors';
+import { isUuid } from './uuid';
 
 /** How long a download URL stays valid (decisions.md section 4). */
 export const DOWNLOAD_URL_TTL_SECONDS = 15 * 60;
 
 /** Used when DOWNLOAD_URL_SECRET is not set: URLs then stop working when the process restarts. */
 const PROCESS_SECRET = randomBytes(32);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function secretOf(config: Config): Buffer | string {
   return config.downloadUrlSecret ?? PROCESS_SECRET;
@@ -38,7 +37,7 @@ export function signedFileUrl(config: Config, fileId: string, expiresAt = new Da
 /** Throws 403 unless the signature is the service's for this file and expiry, and the expiry is not past. */
 export function verifyFileUrl(config: Config, fileId: string, expires: unknown, signature: unknown, now = new Date()): void {
   const altered = new ForbiddenError('The download link is not valid');
-  if (!UUID.test(fileId) || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') throw altered;
+  if (!isUuid(fileId) || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') throw altered;
   const expected = Buffer.from(fileSignature(config, fileId, Number(expires)));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw altered;

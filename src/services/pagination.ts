@@ -1,6 +1,7 @@
 import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError } from '../errors';
+import { isUuid } from './uuid';
 
 export interface Cursor {
   /** created_at, ISO */
@@ -13,8 +14,6 @@ export interface Cursor {
 export function encodeCursor(createdAt: Date, id: string): string {
   return Buffer.from(JSON.stringify({ c: createdAt.toISOString(), i: id })).toString('base64url');
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A timestamp as encodeCursor writes it, in the years PostgreSQL and toISOString share (1-9999). */
 function isCursorTime(value: unknown): value is string {
@@ -29,7 +28,7 @@ function isCursorTime(value: unknown): value is string {
 export function decodeCursor(cursor: string, field = 'cursor'): Cursor {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Cursor> | null;
-    if (v && isCursorTime(v.c) && typeof v.i === 'string' && UUID.test(v.i)) return { c: v.c, i: v.i };
+    if (v && isCursorTime(v.c) && isUuid(v.i)) return { c: v.c, i: v.i };
   } catch { /* fall through */ }
   throw new ValidationError([{ field, message: 'is not a cursor given by this service' }]);
 }

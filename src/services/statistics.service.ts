@@ -1,6 +1,7 @@
 import { NotFoundError } from '../errors';
 import type { ServiceContext } from './service-context';
 import { round2 } from './time';
+import { uuidList } from './uuid';
 
 /** The `stats` of a template record (decisions.md section 5, per template or slice). */
 export interface TemplateStatsView {
@@ -34,16 +35,6 @@ export interface ProjectStatisticsView {
     budgetTradesToAssign: AmountPercent;
     projectDeviation: AmountPercent;
   };
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Ids worth sending to PostgreSQL: lowercase, deduplicated, and UUIDs only, since a malformed one could
- * not name a visible record and would make the `::uuid[]` cast fail the whole statement.
- */
-function uuids(ids: readonly string[]): string[] {
-  return [...new Set(ids.filter((id) => typeof id === 'string' && UUID.test(id)).map((id) => id.toLowerCase()))];
 }
 
 /**
@@ -149,7 +140,7 @@ export class StatisticsService {
 
   /** Stats of many templates (or slices) at once, in one statement, keyed by (lowercase) template id; every visible requested id is present. */
   async templateStats(templateIds: readonly string[]): Promise<Map<string, TemplateStatsView>> {
-    const ids = uuids(templateIds);
+    const ids = uuidList(templateIds);
     const out = new Map<string, TemplateStatsView>();
     if (ids.length === 0) return out;
     const rows = await this.sc.em.execute<TemplateStatsRow[]>(`
@@ -182,7 +173,7 @@ export class StatisticsService {
    * caller may not see, or that do not exist, are absent. Archived projects are included.
    */
   async projectStatistics(projectIds: readonly string[]): Promise<Map<string, ProjectStatisticsView>> {
-    const ids = uuids(projectIds);
+    const ids = uuidList(projectIds);
     const out = new Map<string, ProjectStatisticsView>();
     if (ids.length === 0) return out;
     // Percentages are computed on the exact numeric sums, then rounded once.
@@ -257,6 +248,6 @@ export class StatisticsService {
   }
 
   private organizations(): string[] {
-    return uuids(this.sc.caller.adminOrganizationIds);
+    return uuidList(this.sc.caller.adminOrganizationIds);
   }
 }

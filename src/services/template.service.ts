@@ -3,12 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { ProjectTrade, Template } from '../entities';
 import { holdWritable, visibleProject, writableProject } from './access';
-import { DocumentService, uuidList, type DocumentView } from './document.service';
+import { DocumentService, type DocumentView } from './document.service';
 import type { AddTemplateInput } from './inputs/template.input';
 import { keysetPage, type Page } from './pagination';
 import type { ServiceContext } from './service-context';
 import { StatisticsService, type TemplateStatsView } from './statistics.service';
 import { round2 } from './time';
+import { uuidList } from './uuid';
 
 export interface TemplateTradeView {
   id: string;

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config';
 import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError } from '../errors';
+import { isUuid } from './uuid';
 
 /** What a verified access token says about its bearer. */
 export interface VerifiedToken {
@@ -9,8 +10,6 @@ export interface VerifiedToken {
   clientIp: string;
   payload: JWTPayload;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `::ffff:127.0.0.1` and `127.0.0.1` are the same client; IPv6 hex digits compare without case. */
 export function normalizeIp(ip: string): string {
@@ -111,7 +110,7 @@ export class TokenVerifier {
     if (!scope.includes(requiredScope)) {
       throw new UnauthenticatedError(`The token does not carry the "${requiredScope}" scope`);
     }
-    if (typeof payload.sub !== 'string' || !UUID.test(payload.sub)) throw new UnauthenticatedError('The token subject is not a user of this service');
+    if (!isUuid(payload.sub)) throw new UnauthenticatedError('The token subject is not a user of this service');
     if (typeof payload.client_ip !== 'string') throw new UnauthenticatedError('The token is not bound to a client address');
     if (normalizeIp(payload.client_ip) !== normalizeIp(requestIp)) {
       throw new ForbiddenError('The token was issued to another client address');

@@ -2,13 +2,13 @@ import { IsString } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { ValidationError, type FieldError } from '../../errors';
 import { List, Optional, Required, Uuid } from './rules';
+import { isUuid } from '../uuid';
 
 /** Length of a legacy identifier (interface.md, Limits). */
 export const LEGACY_ID_LENGTH = 17;
 /** Length of a UUID in uuids-to-ids (interface.md, Limits). */
 export const UUID_LENGTH = 36;
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // class-validator names a failing array by its property only; the item rules below are checked by
 // checkResourceLists, which names each failing identifier by its path (`resources.0.1`).
@@ -39,7 +39,7 @@ function identifierError(value: unknown, kind: IdentifierKind): string | null {
   if (typeof value !== 'string') return 'must be a string';
   const length = kind === 'legacy' ? LEGACY_ID_LENGTH : UUID_LENGTH;
   if (value.length !== length) return `must be ${length} characters long`;
-  if (kind === 'uuid' && !UUID_RE.test(value)) return 'must be a UUID';
+  if (kind === 'uuid' && !isUuid(value)) return 'must be a UUID';
   return null;
 }
 
