@@ -29,7 +29,7 @@ describe('authentication of /graphql', () => {
   it('answers 401 UNAUTHENTICATED before any field runs when there is no token', async () => {
     const res = await gql(t.url, undefined, '{ me { id } }');
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="svc", error="invalid_token"');
     expect(res.body).toEqual({ errors: [{ message: 'Missing Authorization header', extensions: { code: 'UNAUTHENTICATED' } }] });
   });
 

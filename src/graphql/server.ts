@@ -5,9 +5,9 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import type { Config } from '../config';
 import { AppError, toAppError } from '../errors';
+import { authenticateRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppMiddleware, AppState } from '../http/state';
-import { loadCaller } from '../services/caller.service';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
 import { formatError } from './errors';
@@ -83,13 +83,11 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     const wantsLandingPage = ctx.method === 'GET' && config.graphql.landingPage && ctx.accepts('text/html', 'application/json') === 'text/html' && !ctx.query.query;
     if (wantsLandingPage) return next();
     try {
-      const token = await verifier.verify(ctx.get('Authorization') || undefined, ctx.ip);
-      ctx.state.caller = await loadCaller(ctx.state.em, token);
+      await authenticateRequest(ctx, verifier);
     } catch (err) {
       const known = toAppError(err);
       if (!(known instanceof AppError) || (known.status !== 401 && known.status !== 403)) throw err;
       ctx.status = known.status;
-      if (known.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
       ctx.body = { errors: [{ message: known.message, extensions: { code: known.code } }] };
       return;
     }
