@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
 import { ormConfig } from '../mikro-orm.config';
-import { startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../src/database';
+import { adminQuery, startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../src/database';
 import { loadDemoData } from '../src/seed/demo-data';
 
 /** A benchmark writes a whole database: never anywhere but this machine. */
@@ -11,16 +10,6 @@ function assertLoopback(url: string): void {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
     throw new Error(`the benchmark only runs against a PostgreSQL on this machine, not ${host}`);
-  }
-}
-
-async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
   }
 }
 
@@ -37,7 +26,7 @@ export async function withScratchDatabase(name: string, poolMax: number, fn: (or
   }
   assertLoopback(serverUrl);
   const database = `bench_${name}_${process.pid}_${Date.now()}`;
-  await admin(serverUrl, `create database "${database}"`);
+  await adminQuery(serverUrl, `create database "${database}"`);
   const url = withDatabase(serverUrl, database);
   const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: poolMax } }));
   try {
@@ -46,7 +35,7 @@ export async function withScratchDatabase(name: string, poolMax: number, fn: (or
     await fn(orm, url);
   } finally {
     await orm.close(true);
-    await admin(serverUrl, `drop database if exists "${database}" with (force)`);
+    await adminQuery(serverUrl, `drop database if exists "${database}" with (force)`);
     await cluster?.stop();
   }
 }

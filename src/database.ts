@@ -94,16 +94,21 @@ export function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-/** Creates the database when missing. */
-export async function ensureDatabase(serverUrl: string, database: string): Promise<void> {
+/** One statement on the server's maintenance database (`postgres`), for creating and dropping databases. */
+export async function adminQuery<T = unknown>(serverUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
   await client.connect();
   try {
-    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
-    if (!rowCount) await client.query(`create database "${database.replace(/"/g, '""')}"`);
+    return (await client.query(sql, params)).rows as T[];
   } finally {
     await client.end();
   }
+}
+
+/** Creates the database when missing. */
+export async function ensureDatabase(serverUrl: string, database: string): Promise<void> {
+  const rows = await adminQuery(serverUrl, 'select 1 from pg_database where datname = $1', [database]);
+  if (!rows.length) await adminQuery(serverUrl, `create database "${database.replace(/"/g, '""')}"`);
 }
 
 export interface Database {

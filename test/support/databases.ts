@@ -1,18 +1,9 @@
-import { Client } from 'pg';
-import { withDatabase } from '../../src/database';
+import { adminQuery, withDatabase } from '../../src/database';
+
+export { adminQuery };
 
 /** Prefix of every database a test run creates: `tt_<epoch seconds>_<pid>_`. */
 export const RUN_DB_PREFIX = 'tt_';
-
-export async function adminQuery<T = unknown>(serverUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
