@@ -2,9 +2,9 @@ import { CreateProjectInput, ListProjectsQuery } from '../services/inputs/projec
 import { ProjectParams } from '../services/inputs/params';
 import { pageSize } from '../services/pagination';
 import { ProjectService } from '../services/project.service';
-import { CONSTRUCTION_TYPES, CURRENCIES, RESPONSE_TYPES } from '../entities/project.entity';
+import { CONSTRUCTION_TYPES, CURRENCIES, RESPONSE_TYPES, type Project } from '../entities/project.entity';
 import { route, type JsonSchema, type RouteDef } from './route';
-import { toRest } from './serialize';
+import { listBody, toRest } from './serialize';
 
 const tag = 'Projects';
 
@@ -54,6 +54,12 @@ const PROJECT_LIST: JsonSchema = {
   },
 };
 
+/** `{ project }`: the full read form of one project. */
+async function projectBody(service: ProjectService, project: Project): Promise<{ project: unknown }> {
+  const [view] = await service.views([project]);
+  return { project: toRest(view) };
+}
+
 /** Operations #1-#4. */
 export const projectRoutes: RouteDef[] = [
   route({
@@ -65,8 +71,7 @@ export const projectRoutes: RouteDef[] = [
       const service = new ProjectService(sc);
       const limit = pageSize(query.limit);
       const page = await service.list({ organizationId: query.organizationId, archived: query.archived === 'true', first: limit, after: query.cursor, afterField: 'cursor' });
-      const projects = toRest(await service.views(page.items));
-      return { body: limit ? { projects, next_cursor: page.hasNextPage ? page.endCursor : null, total_count: page.totalCount } : { projects } };
+      return { body: listBody('projects', toRest(await service.views(page.items)), page, !!limit) };
     },
   }),
   route({
@@ -76,8 +81,7 @@ export const projectRoutes: RouteDef[] = [
     success: { status: 201, description: '`{ project }`', schema: ONE_PROJECT },
     async handler({ body, ...sc }) {
       const service = new ProjectService(sc);
-      const [project] = await service.views([await service.create(body)]);
-      return { body: { project: toRest(project) } };
+      return { body: await projectBody(service, await service.create(body)) };
     },
   }),
   route({
@@ -87,8 +91,7 @@ export const projectRoutes: RouteDef[] = [
     success: { status: 200, description: '`{ project }`', schema: ONE_PROJECT },
     async handler({ params, ...sc }) {
       const service = new ProjectService(sc);
-      const [project] = await service.views([await service.get(params.projectId)]);
-      return { body: { project: toRest(project) } };
+      return { body: await projectBody(service, await service.get(params.projectId)) };
     },
   }),
   route({
@@ -98,8 +101,7 @@ export const projectRoutes: RouteDef[] = [
     success: { status: 200, description: '`{ project }`', schema: ONE_PROJECT },
     async handler({ params, ...sc }) {
       const service = new ProjectService(sc);
-      const [project] = await service.views([await service.archive(params.projectId)]);
-      return { body: { project: toRest(project) } };
+      return { body: await projectBody(service, await service.archive(params.projectId)) };
     },
   }),
 ];

@@ -6,7 +6,7 @@ import { AddTemplateInput, ListTemplatesQuery } from '../services/inputs/templat
 import { pageSize } from '../services/pagination';
 import { TemplateService } from '../services/template.service';
 import { route, type JsonSchema, type RouteDef } from './route';
-import { toRest } from './serialize';
+import { listBody, toRest } from './serialize';
 
 const tag = 'Templates';
 
@@ -99,7 +99,7 @@ export const templateRoutes: RouteDef[] = [
       const limit = pageSize(query.limit);
       const page = await service.list(params.projectId, { first: limit, after: query.cursor });
       const templates = toRest(await service.views(page.items));
-      return { body: limit ? { templates, next_cursor: page.hasNextPage ? page.endCursor : null, total_count: page.totalCount } : { templates } };
+      return { body: listBody('templates', templates, page, !!limit) };
     },
   }),
   route({
@@ -140,7 +140,7 @@ export const templateRoutes: RouteDef[] = [
       const limit = pageSize(query.limit);
       const page = await service.list(params.projectId, { first: limit, after: query.cursor });
       const templates = (await service.withDocuments(page.items)).map(({ documents: docs, ...t }) => ({ ...(toRest(t) as object), documents: restDocuments(docs) }));
-      return { body: limit ? { templates, next_cursor: page.hasNextPage ? page.endCursor : null, total_count: page.totalCount } : { templates } };
+      return { body: listBody('templates', templates, page, !!limit) };
     },
   }),
   route({
