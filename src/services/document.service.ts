@@ -4,6 +4,7 @@ import { signedFileUrl } from './file-url';
 import type { ServiceContext } from './service-context';
 import { round2 } from './time';
 import { uuidList } from './uuid';
+import { groupUnder } from './batch';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
 export type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';
@@ -114,10 +115,8 @@ export class DocumentService {
   /** Documents of many templates in one statement, by template id (every requested id present). */
   async documentsByTemplate(templateIds: readonly string[]): Promise<Map<string, DocumentFields[]>> {
     const ids = uuidList(templateIds);
-    const out = new Map<string, DocumentFields[]>(ids.map((id) => [id, []]));
-    if (!ids.length) return out;
-    for (const d of await this.query('d.template_id = any(array[?]::uuid[])', [ids])) out.get(d.templateId)?.push(d);
-    return out;
+    const rows = ids.length ? await this.query('d.template_id = any(array[?]::uuid[])', [ids]) : [];
+    return groupUnder(ids, rows, (d) => d.templateId, (d) => d);
   }
 
   /** Documents of one template for some contractors, in one statement. */
@@ -130,8 +129,7 @@ export class DocumentService {
   /** Versions of many documents in one statement, by document id, ordered by version. */
   async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, DocumentVersionView[]>> {
     const ids = uuidList(documentIds);
-    const out = new Map<string, DocumentVersionView[]>(ids.map((id) => [id, []]));
-    if (!ids.length) return out;
+    if (!ids.length) return new Map();
     // Documents reach here only through the caller's templates; versions carry no tenancy of their own.
     const rows = await this.sc.em.execute<VersionRow[]>(`
       select v.document_id, v.version, v.sub_total, v.discount, v.status, v.sent_at, v.is_mandate, v.has_dpgf,
@@ -139,19 +137,16 @@ export class DocumentService {
       from document_version v
       where v.document_id = any(array[?]::uuid[])
       order by v.document_id, v.version`, [ids]);
-    for (const r of rows) {
-      out.get(r.document_id)?.push({
-        version: r.version,
-        subTotal: round2(Number(r.sub_total)),
-        discount: round2(Number(r.discount)),
-        status: r.status,
-        sentAt: this.date(r.sent_at),
-        isMandate: r.is_mandate,
-        hasFiles: r.has_files,
-        hasDpgf: r.has_dpgf,
-      });
-    }
-    return out;
+    return groupUnder(ids, rows, (r) => r.document_id, (r): DocumentVersionView => ({
+      version: r.version,
+      subTotal: round2(Number(r.sub_total)),
+      discount: round2(Number(r.discount)),
+      status: r.status,
+      sentAt: this.date(r.sent_at),
+      isMandate: r.is_mandate,
+      hasFiles: r.has_files,
+      hasDpgf: r.has_dpgf,
+    }));
   }
 
   /** Directory entries of the caller's organizations by id, in one statement. */

@@ -4,6 +4,7 @@ import { Project, ProjectTrade, Template } from '../entities';
 import { holdWritable, visibleProject } from './access';
 import type { CreateProjectTradeInput, UpdateProjectTradeInput } from './inputs/project-trade.input';
 import type { ServiceContext } from './service-context';
+import { groupUnder } from './batch';
 
 export interface ProjectTradeView {
   id: string;
@@ -48,13 +49,12 @@ export class ProjectTradeService {
    * not see get an empty list.
    */
   async tradesByProject(projectIds: readonly string[]): Promise<Map<string, ProjectTradeView[]>> {
-    const byProject = new Map<string, ProjectTradeView[]>(projectIds.map((id) => [id, []]));
-    if (!projectIds.length) return byProject;
-    const trades = await this.sc.em.find(ProjectTrade, {
-      project: { id: { $in: [...projectIds] }, organization: { $in: this.sc.caller.adminOrganizationIds } },
-    }, { orderBy: TRADE_ORDER });
-    for (const t of trades) byProject.get(t.project.id)?.push(projectTradeView(t));
-    return byProject;
+    const trades = projectIds.length
+      ? await this.sc.em.find(ProjectTrade, {
+        project: { id: { $in: [...projectIds] }, organization: { $in: this.sc.caller.adminOrganizationIds } },
+      }, { orderBy: TRADE_ORDER })
+      : [];
+    return groupUnder(projectIds, trades, (t) => t.project.id, projectTradeView);
   }
 
   /** #7 */

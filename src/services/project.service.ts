@@ -6,6 +6,7 @@ import type { CreateProjectInput } from './inputs/project.input';
 import { dayOf } from './inputs/rules';
 import { keysetPage, type Page } from './pagination';
 import type { ServiceContext } from './service-context';
+import { groupUnder } from './batch';
 
 export interface ManagerView {
   id: string;
@@ -80,12 +81,10 @@ export class ProjectService {
     const rows = projectIds.length
       ? await this.sc.em.find(ProjectManager, { project: { $in: [...projectIds] } }, { populate: ['user'], orderBy: { user: { lastName: 'asc', firstName: 'asc' } } })
       : [];
-    const byProject = new Map<string, ManagerView[]>(projectIds.map((id) => [id, []]));
-    for (const r of rows) {
-      const u = r.user as User;
-      byProject.get(r.project.id)?.push({ id: u.id, firstName: u.firstName, lastName: u.lastName, email: u.email });
-    }
-    return byProject;
+    return groupUnder(projectIds, rows, (r) => r.project.id, ({ user }): ManagerView => {
+      const u = user as User;
+      return { id: u.id, firstName: u.firstName, lastName: u.lastName, email: u.email };
+    });
   }
 
   /** Full views of projects: two statements whatever their number. */

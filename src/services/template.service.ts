@@ -10,6 +10,7 @@ import type { ServiceContext } from './service-context';
 import { StatisticsService, type TemplateStatsView } from './statistics.service';
 import { round2 } from './time';
 import { uuidList } from './uuid';
+import { groupUnder } from './batch';
 
 export interface TemplateTradeView {
   id: string;
@@ -113,14 +114,13 @@ export class TemplateService {
    */
   async templatesByProject(projectIds: readonly string[]): Promise<Map<string, TemplateFields[]>> {
     const ids = uuidList(projectIds);
-    const out = new Map<string, TemplateFields[]>(ids.map((id) => [id, []]));
-    if (!ids.length) return out;
-    const rows = await this.sc.em.find(Template, { project: { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } } }, {
-      populate: ['trade'],
-      orderBy: { createdAt: 'asc', id: 'asc' },
-    });
-    for (const t of rows) out.get(t.project.id)?.push(templateFields(t));
-    return out;
+    const rows = ids.length
+      ? await this.sc.em.find(Template, { project: { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } } }, {
+        populate: ['trade'],
+        orderBy: { createdAt: 'asc', id: 'asc' },
+      })
+      : [];
+    return groupUnder(ids, rows, (t) => t.project.id, templateFields);
   }
 
   /** Template records with their stats: one statement for the stats whatever their number. */
