@@ -39,9 +39,9 @@ export const ALL_ROUTES: RouteDef[] = [
 
 const DOCS_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Project Tendering Service API</title>
-<link rel="stylesheet" href="docs/swagger-ui.css"></head>
-<body><div id="ui"></div><script src="docs/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({ url: 'openapi.json', dom_id: '#ui' });</script></body></html>`;
+<link rel="stylesheet" href="/api/svc/v1/docs/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="/api/svc/v1/docs/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({ url: '/api/svc/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
 
 /** The REST operations, their OpenAPI description and a reference page served from swagger-ui-dist. */
 export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppState> {
@@ -52,7 +52,7 @@ export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppS
   });
   router.get('/api/svc/v1/docs', (ctx) => {
     ctx.type = 'html';
-    ctx.body = DOCS_HTML.replace(/docs\//g, 'docs/').replace("url: 'openapi.json'", "url: '/api/svc/v1/openapi.json'").replace(/href="docs\//, 'href="/api/svc/v1/docs/').replace(/src="docs\//, 'src="/api/svc/v1/docs/');
+    ctx.body = DOCS_HTML;
   });
   const uiDir = path.dirname(createRequire(__filename).resolve('swagger-ui-dist/package.json'));
   const assets: Record<string, string> = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'application/javascript' };

@@ -25,9 +25,8 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
       const query = r.query ? await validateRestInput(r.query, { ...ctx.query }) : {};
       let input: object = {};
       if (r.body) {
-        const raw = ctx.request.body;
-        const empty = raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.keys(raw).length === 0 && ctx.get('Content-Length') in { '': 1, '0': 1 });
-        input = await validateRestInput(r.body, empty ? {} : raw);
+        // No body at all is validated as `{}`: optional bodies pass, required fields are named.
+        input = await validateRestInput(r.body, ctx.request.body ?? {});
       }
       let result;
       try {
