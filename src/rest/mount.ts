@@ -4,8 +4,7 @@ import { authenticate } from '../http/auth.middleware';
 import type { AppMiddleware, AppState } from '../http/state';
 import type { Config } from '../config';
 import type { TokenVerifier } from '../services/token-verifier';
-import { ValidationError } from '../errors';
-import { snakePath, validateInput, validateRestInput } from '../services/validation';
+import { validateInput, validateRestInput, withRestFieldNames } from '../services/validation';
 import { ALIAS_PREFIX, PREFIXES, type RouteDef } from './route';
 
 /** The full paths an operation is served at. */
@@ -28,14 +27,9 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
         // No body at all is validated as `{}`: optional bodies pass, required fields are named.
         input = await validateRestInput(r.body, ctx.request.body ?? {});
       }
-      let result;
-      try {
-        result = await r.handler({ params, query, body: input, caller: ctx.state.caller!, em: ctx.state.em, config, ctx } as never);
-      } catch (err) {
-        // Services name fields as the input classes do (camelCase); REST callers sent snake_case.
-        if (err instanceof ValidationError) throw new ValidationError(err.errors.map((e) => ({ field: snakePath(e.field), message: e.message })), err.message);
-        throw err;
-      }
+      // Services name fields as the input classes do (camelCase); REST callers sent snake_case.
+      const result = await r.handler({ params, query, body: input, caller: ctx.state.caller!, em: ctx.state.em, config, ctx } as never)
+        .catch(withRestFieldNames);
       ctx.status = result.status ?? r.success.status;
       if (ctx.status !== 204) ctx.body = result.body;
     };

@@ -125,14 +125,19 @@ export function snakePath(path: string): string {
   return path.split('.').map((p) => (p.startsWith(UNKNOWN) ? p.slice(UNKNOWN.length) : camelToSnake(p))).join('.');
 }
 
+/** Rethrows a validation error with its fields named as a REST caller sent them; other errors as they are. */
+export function withRestFieldNames(err: unknown): never {
+  if (err instanceof ValidationError) {
+    throw new ValidationError(err.errors.map((e) => ({ field: snakePath(e.field), message: e.message })), err.message);
+  }
+  throw err;
+}
+
 /** Validates a snake_case REST body against a camelCase input class; errors name the fields as sent. */
 export async function validateRestInput<T extends object>(cls: ClassConstructor<T>, body: unknown): Promise<T> {
   try {
     return await validateInput(cls, camelizeKeys(body));
   } catch (err) {
-    if (err instanceof ValidationError) {
-      throw new ValidationError(err.errors.map((e) => ({ field: snakePath(e.field), message: e.message })), err.message);
-    }
-    throw err;
+    return withRestFieldNames(err);
   }
 }
