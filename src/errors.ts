@@ -11,7 +11,7 @@ export interface FieldError {
 
 export type ErrorCode =
   | 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_SERVER_ERROR';
+  | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_SERVER_ERROR';
 
 export abstract class AppError extends Error {
   abstract readonly status: number;
@@ -75,10 +75,24 @@ export class UnsupportedMediaTypeError extends AppError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE' as const;
 }
 
-export class ServiceUnavailableError extends AppError {
+/** An answer the caller should retry later: carries the `Retry-After` seconds. */
+export abstract class RetryLaterError extends AppError {
+  constructor(message: string, readonly retryAfterSeconds: number, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+export class TooManyRequestsError extends RetryLaterError {
+  readonly status = 429;
+  readonly code = 'RATE_LIMITED' as const;
+}
+
+export class ServiceUnavailableError extends RetryLaterError {
   readonly status = 503;
   readonly code = 'SERVICE_UNAVAILABLE' as const;
-  readonly retryAfterSeconds = 5;
+  constructor(message: string, options?: ErrorOptions & { retryAfterSeconds?: number }) {
+    super(message, options?.retryAfterSeconds ?? 5, options);
+  }
 }
 
 const DB_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);

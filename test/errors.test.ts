@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../src/errors';
 import { jsonBody } from '../src/http/body.middleware';
 import type { AppState } from '../src/http/state';
 import { startTestApp, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
 import { request } from './support/http';
 
 let t: TestApp;
@@ -81,5 +82,32 @@ describe('error bodies', () => {
       expect(res.body).toEqual({ code: 500, message: 'Internal server error', request_id: res.headers.get('x-request-id') });
       expect(res.text).not.toMatch(/select|secret|no_such_table|at .*\.ts/);
     }
+  });
+});
+
+describe('every endpoint answers errors in its own shape (decisions.md section 8)', () => {
+  const json = { 'Content-Type': 'application/json' };
+
+  it('/graphql answers 413, 415 and malformed JSON as GraphQL errors with the HTTP status', async () => {
+    const token = await tokenFor(t.url, 'architect@demo.test');
+    const cases: Array<[number, string, Awaited<ReturnType<typeof request>>]> = [
+      [413, 'PAYLOAD_TOO_LARGE', await request(t.url, 'POST', '/graphql', { token, body: { query: `{ me { id } } #${'x'.repeat(1024 * 1024)}` } })],
+      [415, 'UNSUPPORTED_MEDIA_TYPE', await request(t.url, 'POST', '/graphql', { token, raw: 'query={me{id}}', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })],
+      [400, 'BAD_USER_INPUT', await request(t.url, 'POST', '/graphql', { token, raw: '{"query": ', headers: json })],
+    ];
+    for (const [status, code, res] of cases) {
+      expect([res.status, res.body.errors?.[0]?.extensions?.code]).toEqual([status, code]);
+      expect(res.body).not.toHaveProperty('code');
+      expect(typeof res.body.errors[0].message).toBe('string');
+    }
+  });
+
+  it('/auth/token answers 413 in the OAuth 2 shape', async () => {
+    const res = await request(t.url, 'POST', '/auth/token', {
+      raw: `grant_type=password&username=${'x'.repeat(1024 * 1024 + 10)}`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: 'The request body is larger than the limit of 1 MiB' });
   });
 });

@@ -4,7 +4,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import type { Config } from '../config';
-import { AppError, toAppError } from '../errors';
+import { toAppError } from '../errors';
 import { authenticateRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppMiddleware, AppState } from '../http/state';
@@ -80,19 +80,12 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     }),
   } as never) as unknown as AppMiddleware;
 
-  // A request without a valid token is answered before any field runs, in GraphQL's error shape.
+  // A request without a valid token is answered before any field runs; the errors middleware writes it in
+  // GraphQL's shape (src/http/errors.middleware.ts).
   const authenticate: AppMiddleware = async (ctx, next) => {
     const wantsLandingPage = ctx.method === 'GET' && config.graphql.landingPage && ctx.accepts('text/html', 'application/json') === 'text/html' && !ctx.query.query;
     if (wantsLandingPage) return next();
-    try {
-      await authenticateRequest(ctx, verifier);
-    } catch (err) {
-      const known = toAppError(err);
-      if (!(known instanceof AppError) || (known.status !== 401 && known.status !== 403)) throw err;
-      ctx.status = known.status;
-      ctx.body = { errors: [{ message: known.message, extensions: { code: known.code } }] };
-      return;
-    }
+    await authenticateRequest(ctx, verifier);
     return next();
   };
 

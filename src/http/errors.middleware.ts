@@ -1,4 +1,4 @@
-import { AppError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError, ValidationError, toAppError } from '../errors';
+import { AppError, NotFoundError, PayloadTooLargeError, RetryLaterError, UnsupportedMediaTypeError, ValidationError, toAppError } from '../errors';
 import type { AppContext, AppMiddleware } from './state';
 
 /** Errors raised by Koa and its body parser carry an HTTP status; map the ones we expect. */
@@ -19,22 +19,57 @@ function fromHttpError(err: unknown): AppError | null {
   return null;
 }
 
-/** Writes an error response with the body of decisions.md section 2. */
+/**
+ * Each endpoint family answers errors in its own documented shape (decisions.md sections 2, 3 and 8):
+ * GraphQL's `errors[]`, OAuth 2's `{error, error_description}` on the token endpoint, REST's `{code, message}`
+ * everywhere else. Chosen by path so that failures before routing (body limits, rate limits, a database
+ * outage) get the same shape as the handler's own errors.
+ */
+export type ErrorSurface = 'rest' | 'graphql' | 'oauth';
+
+export function errorSurface(path: string): ErrorSurface {
+  if (path === '/graphql') return 'graphql';
+  if (path === '/auth/token') return 'oauth';
+  return 'rest';
+}
+
+/** RFC 6749 section 5.2 error codes, with decisions.md section 8's `slow_down` for 429. */
+const OAUTH_ERRORS: Record<number, string> = {
+  400: 'invalid_request', 401: 'invalid_client', 403: 'access_denied', 404: 'invalid_request', 413: 'invalid_request',
+  415: 'invalid_request', 429: 'slow_down', 503: 'temporarily_unavailable',
+};
+
+function errorBody(surface: ErrorSurface, ctx: AppContext, err: AppError | null): unknown {
+  const status = err?.status ?? 500;
+  const message = err?.message ?? 'Internal server error';
+  switch (surface) {
+    case 'graphql': {
+      const extensions: Record<string, unknown> = { code: err?.code ?? 'INTERNAL_SERVER_ERROR' };
+      if (err instanceof ValidationError && err.errors.length) extensions.errors = err.errors;
+      if (!err) extensions.request_id = ctx.state.requestId;
+      return { errors: [{ message, extensions }] };
+    }
+    case 'oauth':
+      return { error: OAUTH_ERRORS[status] ?? 'server_error', error_description: message };
+    default:
+      return err ? { code: status, message, ...err.body() } : { code: 500, message, request_id: ctx.state.requestId };
+  }
+}
+
+/** Writes an error response in the shape of the endpoint the request went to. */
 export function writeError(ctx: AppContext, err: unknown): void {
   const known = toAppError(err) ?? fromHttpError(err);
   if (known) {
-    ctx.status = known.status;
-    if (known instanceof ServiceUnavailableError) ctx.set('Retry-After', String(known.retryAfterSeconds));
-    ctx.body = { code: known.status, message: known.message, ...known.body() };
+    if (known instanceof RetryLaterError) ctx.set('Retry-After', String(known.retryAfterSeconds));
     if (known.status >= 500) ctx.state.log?.warn({ err }, known.message);
-    return;
+  } else {
+    ctx.state.log?.error({ err }, 'unexpected error');
   }
-  ctx.state.log?.error({ err }, 'unexpected error');
-  ctx.status = 500;
-  ctx.body = { code: 500, message: 'Internal server error', request_id: ctx.state.requestId };
+  ctx.status = known?.status ?? 500;
+  ctx.body = errorBody(errorSurface(ctx.path), ctx, known);
 }
 
-/** Maps every error below it, and unknown routes, to JSON error bodies; nothing internal leaks. */
+/** Maps every error below it, and unknown routes, to error bodies; nothing internal leaks. */
 export function errorsMiddleware(): AppMiddleware {
   return async (ctx, next) => {
     try {
