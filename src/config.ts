@@ -34,6 +34,27 @@ export interface Config {
   downloadUrlSecret: string | null;
   graphql: { introspection: boolean; landingPage: boolean };
   shutdownTimeoutMs: number;
+  /** Every wait on the database is bounded; what runs out answers 503 (docs/faults.md). */
+  database: DatabaseLimits;
+  /** Longest a readiness check waits for the database before answering 503. */
+  readinessTimeoutMs: number;
+}
+
+export interface DatabaseLimits {
+  /** Connections in the request pool. */
+  poolSize: number;
+  /** Opening one connection (TCP, TLS, authentication). */
+  connectTimeoutMs: number;
+  /** Waiting for a free connection of the pool. */
+  acquireTimeoutMs: number;
+  /** One statement (PostgreSQL `statement_timeout`). */
+  statementTimeoutMs: number;
+  /** Waiting for a row or table lock (`lock_timeout`). */
+  lockTimeoutMs: number;
+  /** A transaction left open with nothing running (`idle_in_transaction_session_timeout`). */
+  idleInTransactionTimeoutMs: number;
+  /** How long a start keeps retrying a database that does not answer. */
+  startTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -117,5 +138,25 @@ export function loadConfig(env: Env = process.env): Config {
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
     },
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    database: databaseLimits(env),
+    readinessTimeoutMs: int(env, 'READINESS_TIMEOUT_MS', 1000, 50, 60000),
   };
+}
+
+/** Defaults and their reasons: docs/faults.md. Zero (PostgreSQL's "no limit") is refused on purpose. */
+function databaseLimits(env: Env): DatabaseLimits {
+  const limits: DatabaseLimits = {
+    poolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    connectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3000, 50, 600000),
+    acquireTimeoutMs: int(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', 3000, 50, 600000),
+    statementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 50, 600000),
+    lockTimeoutMs: int(env, 'DATABASE_LOCK_TIMEOUT_MS', 2000, 50, 600000),
+    idleInTransactionTimeoutMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10000, 50, 3600000),
+    startTimeoutMs: int(env, 'DATABASE_START_TIMEOUT_MS', 30000, 0, 3600000),
+  };
+  // A lock wait is one kind of statement wait: a longer lock_timeout would never fire.
+  if (limits.lockTimeoutMs > limits.statementTimeoutMs) {
+    throw new ConfigError(`DATABASE_LOCK_TIMEOUT_MS (${limits.lockTimeoutMs}) must not be greater than DATABASE_STATEMENT_TIMEOUT_MS (${limits.statementTimeoutMs})`);
+  }
+  return limits;
 }

@@ -30,8 +30,44 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of/],
     ['EMBEDDED_PG_PORT', '80', /^EMBEDDED_PG_PORT must be a whole number from 1024/],
     ['AUTH_ISSUER', 'ftp://idp', /^AUTH_ISSUER must be a http: or https: URL/],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '0', /^DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 50/],
+    ['DATABASE_LOCK_TIMEOUT_MS', '1.5', /^DATABASE_LOCK_TIMEOUT_MS must be a whole number/],
+    ['DATABASE_ACQUIRE_TIMEOUT_MS', '-1', /^DATABASE_ACQUIRE_TIMEOUT_MS must be a whole number/],
+    ['DATABASE_POOL_SIZE', '0', /^DATABASE_POOL_SIZE must be a whole number from 1/],
+    ['DATABASE_START_TIMEOUT_MS', 'soon', /^DATABASE_START_TIMEOUT_MS must be a whole number/],
+    ['READINESS_TIMEOUT_MS', '10', /^READINESS_TIMEOUT_MS must be a whole number from 50/],
   ])('stops on a wrong %s (%s) with a line naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('bounds every wait on the database by default (docs/faults.md)', () => {
+    const c = loadConfig({});
+    expect(c.database).toEqual({
+      poolSize: 10,
+      connectTimeoutMs: 3000,
+      acquireTimeoutMs: 3000,
+      statementTimeoutMs: 5000,
+      lockTimeoutMs: 2000,
+      idleInTransactionTimeoutMs: 10000,
+      startTimeoutMs: 30000,
+    });
+    expect(c.readinessTimeoutMs).toBe(1000);
+  });
+
+  it('takes the database bounds from the environment', () => {
+    const c = loadConfig({
+      DATABASE_POOL_SIZE: '4', DATABASE_CONNECT_TIMEOUT_MS: '500', DATABASE_ACQUIRE_TIMEOUT_MS: '600', DATABASE_STATEMENT_TIMEOUT_MS: '700',
+      DATABASE_LOCK_TIMEOUT_MS: '300', DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '900', DATABASE_START_TIMEOUT_MS: '0', READINESS_TIMEOUT_MS: '200',
+    });
+    expect(c.database).toEqual({
+      poolSize: 4, connectTimeoutMs: 500, acquireTimeoutMs: 600, statementTimeoutMs: 700, lockTimeoutMs: 300, idleInTransactionTimeoutMs: 900, startTimeoutMs: 0,
+    });
+    expect(c.readinessTimeoutMs).toBe(200);
+  });
+
+  it('refuses a lock timeout longer than the statement timeout, which could never fire', () => {
+    expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '1000', DATABASE_LOCK_TIMEOUT_MS: '2000' }))
+      .toThrow('DATABASE_LOCK_TIMEOUT_MS (2000) must not be greater than DATABASE_STATEMENT_TIMEOUT_MS (1000)');
   });
 });
