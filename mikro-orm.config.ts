@@ -3,9 +3,15 @@ import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from './src/entities';
 import { MIGRATIONS } from './src/migrations';
+import type { DatabaseLimits } from './src/config';
+import { poolOptions } from './src/database-limits';
 
-/** The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here. */
-export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
+/**
+ * The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here.
+ * `limits` bounds every wait of the request pool; leave it out for migrations and maintenance commands.
+ */
+export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, limits?: DatabaseLimits): Options {
+  const waits = poolOptions(limits);
   return defineConfig({
     clientUrl,
     entities: ENTITIES,
@@ -21,11 +27,10 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
       silent: true,
       tableName: 'mikro_orm_migrations',
     },
-    pool: { min: 0, max: 10, acquireTimeoutMillis: 5000 },
-    // Fail fast when the server is down, so readiness and requests answer 503 instead of hanging.
+    pool: waits.pool,
     // jit off: short OLTP and aggregate queries lose more to JIT compilation than they gain.
     driverOptions: {
-      connection: { connectionTimeoutMillis: 3000, options: '-c jit=off' },
+      connection: { ...waits.connection, options: '-c jit=off' },
       // knex prints its own messages with console.log; the errors behind them reach our JSON logs anyway.
       log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
     },

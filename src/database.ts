@@ -125,9 +125,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Applies pending migrations on a connection of their own: no statement or lock timeout cuts them short. */
+async function migrate(url: string): Promise<void> {
+  const orm = await MikroORM.init(ormConfig(url));
+  try {
+    await orm.getMigrator().up();
+  } finally {
+    await orm.close(true);
+  }
+}
+
 /**
- * Opens the configured database: DATABASE_URL, or else the embedded cluster under DATA_DIR
- * (database `tender`), and applies pending migrations.
+ * Opens the configured database: DATABASE_URL, or else the embedded cluster under DATA_DIR (database
+ * `tender`); applies pending migrations; returns the ORM whose pool has the bounded waits of `config.database`.
  */
 export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
   let cluster: EmbeddedCluster | null = null;
@@ -137,11 +147,11 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
     await ensureDatabase(cluster.serverUrl, 'tender');
     url = withDatabase(cluster.serverUrl, 'tender');
   }
-  const orm = await MikroORM.init(ormConfig(url));
+  let orm: MikroORM;
   try {
-    await orm.getMigrator().up();
+    await migrate(url);
+    orm = await MikroORM.init(ormConfig(url, {}, config.database));
   } catch (err) {
-    await orm.close(true);
     await cluster?.stop();
     throw err;
   }

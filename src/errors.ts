@@ -95,24 +95,53 @@ export class ServiceUnavailableError extends RetryLaterError {
   }
 }
 
-const DB_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+/**
+ * SQLSTATEs and socket errors meaning the database cannot serve right now, by what the caller is told.
+ * `busy`: it answers but a bound ran out (statement_timeout or a cancel: 57014; lock_timeout: 55P03; a
+ * transaction killed by idle_in_transaction_session_timeout: 25P03; too many connections: 53300, 53400).
+ * `down`: it cannot be reached or is stopping (connection exceptions 08xxx, shutdown 57P01-57P03, sockets).
+ */
+const BUSY_CODES = new Set(['57014', '55P03', '25P03', '53300', '53400']);
+const DOWN_CODES = new Set([
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
+]);
+/** The pool's acquire timeout (knex's KnexTimeoutError, also when MikroORM wraps it). */
+const BUSY_MESSAGES = /^Knex: Timeout acquiring a connection/;
+/** node-postgres's own wording for a socket closed, a connect timeout, or a server that stopped answering. */
+const DOWN_MESSAGES = /Connection terminated|timeout expired|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable/i;
 
-/** Whether an error means the database cannot be reached (answered 503, not 500). */
-export function isDatabaseUnavailable(err: unknown): boolean {
+export type DatabaseFault = 'busy' | 'down';
+
+/** Whether an error means the database cannot serve now (answered 503, not 500), and why; null otherwise. */
+export function databaseFault(err: unknown): DatabaseFault | null {
   let e: unknown = err;
   for (let depth = 0; e && depth < 4; depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && DB_UNAVAILABLE_CODES.has(code)) return true;
+    if (typeof code === 'string' && BUSY_CODES.has(code)) return 'busy';
+    if (typeof code === 'string' && DOWN_CODES.has(code)) return 'down';
     const msg = (e as { message?: unknown }).message;
-    if (typeof msg === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(msg)) return true;
+    if (typeof msg === 'string' && BUSY_MESSAGES.test(msg)) return 'busy';
+    if (typeof msg === 'string' && DOWN_MESSAGES.test(msg)) return 'down';
     e = (e as { cause?: unknown }).cause ?? (e as { previous?: unknown }).previous;
   }
-  return false;
+  return null;
 }
+
+/** Whether an error means the database cannot serve now (a 503). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  return databaseFault(err) !== null;
+}
+
+const FAULT_MESSAGES: Record<DatabaseFault, string> = {
+  busy: 'The database is busy, try again shortly',
+  down: 'The database is unavailable, try again shortly',
+};
 
 /** Turns any thrown value into an AppError, or null when it is unexpected (a 500). */
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
-  if (isDatabaseUnavailable(err)) return new ServiceUnavailableError('The database is unavailable, try again shortly');
+  const fault = databaseFault(err);
+  if (fault) return new ServiceUnavailableError(FAULT_MESSAGES[fault], { cause: err });
   return null;
 }

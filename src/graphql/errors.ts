@@ -1,6 +1,8 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ValidationError, toAppError } from '../errors';
+import type { Logger } from 'pino';
+import { RetryLaterError, ValidationError, toAppError } from '../errors';
 
 /** Codes graphql-js and Apollo give the caller's own mistakes (syntax, unknown fields, limits, variables). */
 const CLIENT_CODES = new Set([
@@ -27,4 +29,26 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   }
   // Logged with the request id by the errors plugin (server.ts), which also adds the id here.
   return shaped('Internal server error', { code: 'INTERNAL_SERVER_ERROR' });
+}
+
+/**
+ * A response whose every error says "retry later" (the database unavailable or saturated inside a resolver)
+ * gets that HTTP status and `Retry-After`, like the same failure before execution and like REST
+ * (decisions.md section 8): a 200 would tell clients and proxies that nothing needs retrying.
+ */
+export function retryLaterPlugin<T extends BaseContext & { log?: Logger }>(): ApolloServerPlugin<T> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ errors, response, contextValue }) {
+          if (!errors?.length) return;
+          const known = errors.map((e) => toAppError(unwrapResolverError(e)));
+          if (!known.every((e): e is RetryLaterError => e instanceof RetryLaterError)) return;
+          response.http.status = Math.max(...known.map((e) => e.status));
+          response.http.headers.set('retry-after', String(Math.max(...known.map((e) => e.retryAfterSeconds))));
+          contextValue.log?.warn({ err: known[0].cause ?? known[0] }, known[0].message);
+        },
+      };
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { jsonBody } from '../http/body.middleware';
 import type { AppMiddleware, AppState } from '../http/state';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
-import { formatError } from './errors';
+import { formatError, retryLaterPlugin } from './errors';
 import { graphqlSchema } from './schema';
 
 /** Limits against expensive queries (values documented in docs/decisions.md). */
@@ -60,6 +60,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     plugins: [
       ...(protection.plugins as ApolloServerPlugin<Context>[]),
       errorsPlugin,
+      retryLaterPlugin<Context>(),
       config.graphql.landingPage ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
     ],
     validationRules: protection.validationRules,

@@ -53,8 +53,23 @@ export interface TestApp {
 /** Starts the whole service on an ephemeral port over its own fresh database. */
 export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void): Promise<TestApp> {
   const db = await freshDatabase(expect.getState().testPath?.split('/').pop()?.replace(/\.test\.ts$/, '') ?? 'app');
-  const orm = await MikroORM.init(ormConfig(db.url));
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: db.url, ...env });
+  const t = await startAppOn(db.url, env, beforeListen);
+  return {
+    ...t,
+    close: async () => {
+      await t.close();
+      await db.drop();
+    },
+  };
+}
+
+/**
+ * Starts the whole service on an ephemeral port over a given database, with the configuration `env` gives
+ * (the request pool gets its bounded waits from it, as in `npm start`).
+ */
+export async function startAppOn(databaseUrl: string, env: Record<string, string> = {}, beforeListen?: (app: App) => void): Promise<TestApp> {
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...env });
+  const orm = await MikroORM.init(ormConfig(databaseUrl, {}, config.database));
   const log = createLogger(config);
   const app = await createApp({ config, orm, log });
   beforeListen?.(app);
@@ -75,7 +90,6 @@ export async function startTestApp(env: Record<string, string> = {}, beforeListe
       await server.close();
       await app.stop();
       await orm.close(true);
-      await db.drop();
     },
   };
 }

@@ -11,6 +11,8 @@ export interface RequestOptions {
   /** A raw body sent as is (no JSON encoding). */
   raw?: string | Buffer;
   headers?: Record<string, string>;
+  /** Abort (and fail) when no answer came within this many milliseconds: a hang fails the test. */
+  timeoutMs?: number;
 }
 
 /** One HTTP request against a test server; JSON bodies are parsed. */
@@ -23,7 +25,8 @@ export async function request(baseUrl: string, method: string, path: string, opt
     body = JSON.stringify(opts.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const res = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual' });
+  const signal = opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined;
+  const res = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual', signal });
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);

@@ -1,0 +1,94 @@
+import Router from '@koa/router';
+import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { KnexTimeoutError } from 'knex';
+import { ServiceUnavailableError, toAppError } from '../src/errors';
+import type { AppState } from '../src/http/state';
+import { startTestApp, type TestApp } from './support/app';
+import { request } from './support/http';
+import { expectServiceUnavailable } from './support/retry-later';
+
+describe('database faults are 503 + Retry-After, mapped in one place (toAppError)', () => {
+  const pgError = (code: string, message = 'server error') => Object.assign(new Error(message), { code });
+
+  it.each([
+    ['the pool acquire timeout (KnexTimeoutError)', new KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full.'), 'busy'],
+    ['the pool acquire timeout wrapped by MikroORM', new DriverException(new KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full.')), 'busy'],
+    ['statement_timeout (57014 query_canceled)', new DriverException(pgError('57014', 'canceling statement due to statement timeout')), 'busy'],
+    ['lock_timeout (55P03 lock_not_available)', new DriverException(pgError('55P03', 'canceling statement due to lock timeout')), 'busy'],
+    ['idle_in_transaction_session_timeout (25P03)', pgError('25P03'), 'busy'],
+    ['too many connections (53300)', pgError('53300'), 'busy'],
+    ['an administrator shutdown (57P01)', pgError('57P01'), 'unavailable'],
+    ['a connection failure (08006)', pgError('08006'), 'unavailable'],
+    ['a refused connection', pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'), 'unavailable'],
+    ['a connection that died', new Error('Connection terminated unexpectedly'), 'unavailable'],
+    ['a connect timeout', new Error('timeout expired'), 'unavailable'],
+    ['a server that stopped answering (client-side guard)', new Error('Query read timeout'), 'unavailable'],
+  ])('%s', (_what, err, kind) => {
+    const mapped = toAppError(err);
+    expect(mapped).toBeInstanceOf(ServiceUnavailableError);
+    expect([mapped!.status, mapped!.message, (mapped as ServiceUnavailableError).retryAfterSeconds])
+      .toEqual([503, `The database is ${kind}, try again shortly`, 5]);
+  });
+
+  it('leaves other database errors alone (a unique violation is not an outage)', () => {
+    expect(toAppError(new UniqueConstraintViolationException(Object.assign(new Error('duplicate key'), { code: '23505' })))).toBeNull();
+    expect(toAppError(new Error('select * from nowhere'))).toBeNull();
+  });
+});
+
+describe('bounded statements and transactions', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Probe routes that exist only in this test, behind the real middleware chain and request pool.
+    const probe = new Router<AppState>({ prefix: '/__probe' });
+    probe.get('/quick', async (ctx) => {
+      ctx.body = await ctx.state.em.getConnection().execute('select 1 as one');
+    });
+    probe.get('/slow', async (ctx) => {
+      await ctx.state.em.getConnection().execute('select pg_sleep(3)');
+      ctx.body = { done: true };
+    });
+    probe.post('/slow-write/:id', async (ctx) => {
+      await ctx.state.em.transactional(async (em) => {
+        await em.execute('insert into probe_write (id) values (?)', [ctx.params.id]);
+        await em.execute('select pg_sleep(3)');
+      });
+      ctx.status = 201;
+    });
+    probe.post('/idle-write/:id', async (ctx) => {
+      await ctx.state.em.transactional(async (em) => {
+        await em.execute('insert into probe_write (id) values (?)', [ctx.params.id]);
+        // Waits on something that is not the database (here: nothing) while holding the transaction open.
+        await new Promise((r) => setTimeout(r, 600));
+        await em.execute('select 1');
+      });
+      ctx.status = 201;
+    });
+    t = await startTestApp({ DATABASE_STATEMENT_TIMEOUT_MS: '300', DATABASE_LOCK_TIMEOUT_MS: '200', DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '300' },
+      (app) => app.koa.use(probe.routes()));
+    await t.orm.em.fork().getConnection().execute('create table probe_write (id text primary key)');
+  });
+  afterAll(() => t?.close());
+
+  const stored = async (id: string) => (await t.orm.em.fork().getConnection().execute('select id from probe_write where id = ?', [id])).length;
+
+  it('cancels a statement running past DATABASE_STATEMENT_TIMEOUT_MS: 503 + Retry-After', async () => {
+    const res = await request(t.url, 'GET', '/__probe/slow', { timeoutMs: 2500 });
+    expectServiceUnavailable(res, 'rest');
+    expect(res.body.message).toBe('The database is busy, try again shortly');
+  });
+
+  it('rolls back a write whose statement ran out of time: nothing half-done', async () => {
+    const res = await request(t.url, 'POST', '/__probe/slow-write/w1', { timeoutMs: 2500 });
+    expectServiceUnavailable(res, 'rest');
+    expect(await stored('w1')).toBe(0);
+  });
+
+  it('ends a transaction left idle past DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 503 + Retry-After, nothing of it kept', async () => {
+    const res = await request(t.url, 'POST', '/__probe/idle-write/w2', { timeoutMs: 2500 });
+    expectServiceUnavailable(res, 'rest');
+    expect(await stored('w2')).toBe(0);
+    // The pool replaces the connection the server closed: the next requests are served.
+    for (let i = 0; i < 3; i++) expect((await request(t.url, 'GET', '/__probe/quick')).body).toEqual([{ one: 1 }]);
+  });
+});
