@@ -8,6 +8,7 @@ import { requestContext } from './http/request-context.middleware';
 import type { AppState } from './http/state';
 import { authRoutes } from './rest/auth.routes';
 import { fileRoutes } from './rest/files.routes';
+import { Readiness } from './http/readiness';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
 import { TokenVerifier } from './services/token-verifier';
@@ -21,7 +22,9 @@ export interface AppDeps {
 
 export interface App {
   koa: Koa<AppState>;
-  /** Releases what the app holds besides the database (GraphQL server, key caches). */
+  /** What /readyz answers; shutdown calls `readiness.markShuttingDown()` first (src/http/readiness.ts). */
+  readiness: Readiness;
+  /** Releases what the app holds besides the database (GraphQL server, key caches, readiness connection). */
   stop(): Promise<void>;
 }
 
@@ -34,7 +37,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.silent = true; // errors are logged by errorsMiddleware, under the request id
   koa.use(requestContext(orm, log));
   koa.use(errorsMiddleware());
-  koa.use(healthRoutes(orm).routes());
+  const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs);
+  koa.use(healthRoutes(readiness).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config).routes());
   const verifier = new TokenVerifier(config);
   koa.use(restRoutes(config, verifier).routes());
@@ -43,7 +47,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(graphql.router.routes());
   return {
     koa,
-    stop: () => graphql.stop(),
+    readiness,
+    stop: async () => {
+      await graphql.stop();
+      await readiness.close();
+    },
   };
 }
 

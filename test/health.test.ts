@@ -29,3 +29,18 @@ describe('GET /readyz', () => {
     expect(res.body).toEqual({ status: 'ready' });
   });
 });
+
+describe('GET /readyz once shutdown has begun', () => {
+  it('answers 503 with Retry-After from markShuttingDown() on, while /healthz stays 200', async () => {
+    const s = await startTestApp();
+    try {
+      expect((await request(s.url, 'GET', '/readyz')).status).toBe(200);
+      s.app.readiness.markShuttingDown();
+      const res = await request(s.url, 'GET', '/readyz');
+      expect([res.status, res.headers.get('retry-after'), res.body]).toEqual([503, '5', { code: 503, message: 'The service is shutting down' }]);
+      expect((await request(s.url, 'GET', '/healthz')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});

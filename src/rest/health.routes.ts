@@ -1,21 +1,16 @@
 import Router from '@koa/router';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { ServiceUnavailableError } from '../errors';
 import type { AppState } from '../http/state';
+import type { Readiness } from '../http/readiness';
 
-/** Liveness (the process answers) and readiness (the database answers). */
-export function healthRoutes(orm: MikroORM): Router<AppState> {
+/** Liveness (the process answers) and readiness (the database answers, not shutting down). */
+export function healthRoutes(readiness: Readiness): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  // A refusal is a 503 the errors middleware logs at WARN, with the database's error as its cause.
   router.get('/readyz', async (ctx) => {
-    try {
-      await orm.em.getConnection().execute('select 1');
-    } catch (err) {
-      ctx.state.log.warn({ err }, 'readiness check failed');
-      throw new ServiceUnavailableError('The database is unavailable');
-    }
+    await readiness.check();
     ctx.body = { status: 'ready' };
   });
   return router;

@@ -1,0 +1,63 @@
+import { Pool } from 'pg';
+import { ServiceUnavailableError } from '../errors';
+
+/**
+ * What `/readyz` answers (decisions.md section 8, docs/faults.md): ready while the database answers within
+ * the readiness bound and the process is not shutting down.
+ *
+ * The check has a pool of its own, one connection: it never waits behind requests queued for the request
+ * pool, so a saturated pool does not pull every instance out of the load balancer at once, while a database
+ * that does not answer does.
+ *
+ * Shutdown calls `markShuttingDown()` first thing: from then on every check answers 503 at once.
+ */
+export class Readiness {
+  private shuttingDown = false;
+  private readonly pool: Pool;
+
+  constructor(databaseUrl: string, private readonly timeoutMs: number) {
+    this.pool = new Pool({
+      connectionString: databaseUrl,
+      max: 1,
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      statement_timeout: timeoutMs,
+      idleTimeoutMillis: 60000,
+      allowExitOnIdle: true,
+      application_name: 'tender-bff readiness',
+    });
+    // A connection dropped while idle (database restarted) is discarded by the pool; nothing to do here.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** From now on the service is not ready, whatever the database says. Idempotent. */
+  markShuttingDown(): void {
+    this.shuttingDown = true;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  /** Resolves when ready; throws ServiceUnavailableError (503 + Retry-After) otherwise, within the bound. */
+  async check(): Promise<void> {
+    if (this.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      await Promise.race([this.pool.query('select 1'), deadline]);
+    } catch (err) {
+      throw new ServiceUnavailableError('The database is unavailable', { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
+  }
+
+  /** Closes the check's connection (at shutdown, after the HTTP server). */
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
