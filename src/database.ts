@@ -53,6 +53,8 @@ export async function startEmbeddedCluster(opts: {
   log?: Logger;
   /** Trade durability for speed (tests). */
   fast?: boolean;
+  /** More server settings (`-c name=value` pairs). */
+  postgresFlags?: string[];
 }): Promise<EmbeddedCluster> {
   const signals = ['SIGINT', 'SIGTERM'] as const;
   const before = new Map(signals.map((sig) => [sig, process.listeners(sig)]));
@@ -77,7 +79,10 @@ export async function startEmbeddedCluster(opts: {
     authMethod: 'password',
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [],
+    postgresFlags: [
+      ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ...(opts.postgresFlags ?? []),
+    ],
     onLog: keep,
     onError: keep,
   });
