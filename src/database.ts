@@ -4,7 +4,8 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { ormConfig } from '../mikro-orm.config';
-import type { Config } from './config';
+import type { Config, DatabaseLimits } from './config';
+import { isDatabaseUnavailable } from './errors';
 
 export interface EmbeddedCluster {
   /** Server URL without a database name. */
@@ -130,6 +131,50 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** host:port/database of a URL, for messages (never the password). */
+export function describeDatabase(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+}
+
+const describeError = (err: unknown): string => {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message.split('\n')[0] : '';
+  return [typeof e?.code === 'string' ? e.code : '', message].filter(Boolean).join(' ') || String(err);
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until the database answers `select 1`, retrying with exponential backoff (0.25 s doubling up to
+ * 5 s) for at most `startTimeoutMs`, with one log line per failed attempt. Only an unreachable or starting
+ * database is retried: a wrong password or an unknown database fails at once. Throws one clear sentence.
+ */
+export async function waitForDatabase(url: string, limits: Pick<DatabaseLimits, 'startTimeoutMs' | 'connectTimeoutMs'>, log?: Logger): Promise<void> {
+  const deadline = Date.now() + limits.startTimeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    const client = new Client({ connectionString: url, connectionTimeoutMillis: limits.connectTimeoutMs, query_timeout: limits.connectTimeoutMs });
+    client.on('error', () => undefined); // a failure is the rejection below, not a crash
+    try {
+      await client.connect();
+      await client.query('select 1');
+      if (attempt > 1) log?.info({ database: describeDatabase(url), attempt }, 'database reachable');
+      return;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      const wait = Math.min(250 * 2 ** (attempt - 1), 5000, deadline - Date.now());
+      if (wait <= 0) {
+        log?.error({ database: describeDatabase(url), attempt, error: describeError(err) }, 'database not reachable, giving up');
+        throw new Error(`the database at ${describeDatabase(url)} did not answer within ${limits.startTimeoutMs} ms (DATABASE_START_TIMEOUT_MS) after ${attempt} attempts; last error: ${describeError(err)}`);
+      }
+      log?.warn({ database: describeDatabase(url), attempt, retry_in_ms: wait, error: describeError(err) }, 'database not reachable, retrying');
+      await sleep(wait);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
 /** Applies pending migrations on a connection of their own: no statement or lock timeout cuts them short. */
 async function migrate(url: string): Promise<void> {
   const orm = await MikroORM.init(ormConfig(url));
@@ -141,8 +186,9 @@ async function migrate(url: string): Promise<void> {
 }
 
 /**
- * Opens the configured database: DATABASE_URL, or else the embedded cluster under DATA_DIR (database
- * `tender`); applies pending migrations; returns the ORM whose pool has the bounded waits of `config.database`.
+ * Opens the configured database: DATABASE_URL (waited for, see waitForDatabase), or else the embedded
+ * cluster under DATA_DIR (database `tender`); applies pending migrations; returns the ORM whose pool has
+ * the bounded waits of `config.database`.
  */
 export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
   let cluster: EmbeddedCluster | null = null;
@@ -151,6 +197,8 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
     cluster = await startEmbeddedCluster({ dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort, log });
     await ensureDatabase(cluster.serverUrl, 'tender');
     url = withDatabase(cluster.serverUrl, 'tender');
+  } else {
+    await waitForDatabase(url, config.database, log);
   }
   let orm: MikroORM;
   try {
