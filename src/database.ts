@@ -137,10 +137,12 @@ export function describeDatabase(url: string): string {
   return `${u.hostname}:${u.port || 5432}${u.pathname}`;
 }
 
+/** One line: the error's code (unless its message already says it) and the message's first line. */
 const describeError = (err: unknown): string => {
   const e = err as { code?: unknown; message?: unknown };
   const message = typeof e?.message === 'string' ? e.message.split('\n')[0] : '';
-  return [typeof e?.code === 'string' ? e.code : '', message].filter(Boolean).join(' ') || String(err);
+  const code = typeof e?.code === 'string' && !message.includes(e.code) ? e.code : '';
+  return [code, message].filter(Boolean).join(' ') || String(err);
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
