@@ -70,7 +70,7 @@ describe('a pool tied up by writes waiting on a locked row', () => {
   let token: string;
   beforeAll(async () => {
     // The acquire bound is shorter than the lock bound: queued requests give up before the writes do.
-    t = await startAppOn(dbUrl, { DATABASE_ACQUIRE_TIMEOUT_MS: '500', DATABASE_LOCK_TIMEOUT_MS: '2000', DATABASE_STATEMENT_TIMEOUT_MS: '3000' });
+    t = await startAppOn(dbUrl, { DATABASE_ACQUIRE_TIMEOUT_MS: '500', DATABASE_LOCK_TIMEOUT_MS: '3000', DATABASE_STATEMENT_TIMEOUT_MS: '4000' });
     token = await tokenFor(t.url, 'architect@demo.test');
     expect((await request(t.url, 'GET', `${P}/projects`, { token })).status).toBe(200);
   });
@@ -118,7 +118,7 @@ describe('requests queued behind writes that give up on a locked row', () => {
   let token: string;
   beforeAll(async () => {
     // The lock bound is shorter than the acquire bound: queued requests get the connections the writes free.
-    t = await startAppOn(dbUrl, { DATABASE_ACQUIRE_TIMEOUT_MS: '3000', DATABASE_LOCK_TIMEOUT_MS: '1000', DATABASE_STATEMENT_TIMEOUT_MS: '2000' });
+    t = await startAppOn(dbUrl, { DATABASE_ACQUIRE_TIMEOUT_MS: '4000', DATABASE_LOCK_TIMEOUT_MS: '1500', DATABASE_STATEMENT_TIMEOUT_MS: '2000' });
     token = await tokenFor(t.url, 'architect@demo.test');
     expect((await request(t.url, 'GET', `${P}/projects`, { token })).status).toBe(200);
   });

@@ -72,6 +72,21 @@ describe('bounded statements and transactions', () => {
 
   const stored = async (id: string) => (await t.orm.em.fork().getConnection().execute('select id from probe_write where id = ?', [id])).length;
 
+  it('never hands a connection left inside a transaction out again: the pool destroys it', async () => {
+    const knex = t.orm.em.getKnex().client;
+    const conn = await knex.acquireConnection();
+    await conn.query('begin');
+    const abandoned: number = conn.processID;
+    await knex.releaseConnection(conn);
+    const next = await knex.acquireConnection();
+    try {
+      expect(next.processID).not.toBe(abandoned);
+      expect((await next.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await knex.releaseConnection(next);
+    }
+  });
+
   it('cancels a statement running past DATABASE_STATEMENT_TIMEOUT_MS: 503 + Retry-After', async () => {
     const res = await request(t.url, 'GET', '/__probe/slow', { timeoutMs: 2500 });
     expectServiceUnavailable(res, 'rest');
