@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { toAppError } from '../errors';
 import { authenticateRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
-import type { AppMiddleware, AppState } from '../http/state';
+import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
 import { formatError } from './errors';
@@ -24,7 +24,10 @@ export const GRAPHQL_LIMITS = {
 
 type Context = GraphQLContext & { requestId: string; log: AppState['log'] };
 
-/** Logs unexpected errors under the request id and gives that id to the caller. */
+/**
+ * Logs unexpected errors under the request id and gives that id to the caller; gives a 4xx to a request
+ * that ran nothing.
+ */
 const errorsPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
@@ -35,13 +38,27 @@ const errorsPlugin: ApolloServerPlugin<Context> = {
       },
       async willSendResponse({ response, contextValue }) {
         if (response.body.kind !== 'single') return;
-        for (const e of response.body.singleResult.errors ?? []) {
+        const result = response.body.singleResult;
+        for (const e of result.errors ?? []) {
           if (e.extensions?.code === 'INTERNAL_SERVER_ERROR') (e.extensions as Record<string, unknown>).request_id = contextValue.requestId;
         }
+        // A request refused before execution has no `data`; Apollo answers a few of them (persisted queries) 200.
+        if (result.errors?.length && !('data' in result) && (response.http.status ?? 200) < 400) response.http.status = 400;
       },
     };
   },
 };
+
+/**
+ * A browser navigating to /graphql: a GET that prefers HTML to JSON (negotiated as Apollo does: accepting any
+ * type, as curl does, means JSON) and carries no operation at all. Only this request may go without a token,
+ * and Apollo answers it with the landing page before any context or operation exists.
+ */
+function isLandingPageRequest(ctx: AppContext, config: Config): boolean {
+  return config.graphql.landingPage && ctx.method === 'GET'
+    && ctx.accepts('application/json', 'application/graphql-response+json', 'text/html') === 'text/html'
+    && ['query', 'extensions', 'operationName', 'variables'].every((name) => ctx.query[name] === undefined);
+}
 
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
 export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
@@ -64,6 +81,11 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     ],
     validationRules: protection.validationRules,
     allowBatchedHttpRequests: false,
+    // Persisted queries: none (docs/decisions.md); a request naming one is refused with 400.
+    persistedQueries: false,
+    // Every operation needs a bearer token in Authorization, which no cross-site form or simple request can
+    // send: Apollo's CSRF header check adds nothing (decisions.md section 8: an authorized GET is legitimate).
+    csrfPrevention: false,
     includeStacktraceInErrorResponses: false,
     formatError,
     // server.ts owns shutdown: HTTP server first, then this, then the database.
@@ -73,19 +95,21 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
   const { koaMiddleware } = await import('@as-integrations/koa');
   // The integration is ESM-only and types ApolloServer from the ESM build; ours is the CommonJS one.
   const apollo = koaMiddleware(server as never, {
-    context: async ({ ctx }: { ctx: { state: AppState } }) => ({
-      ...createContext({ em: ctx.state.em, caller: ctx.state.caller!, config }),
-      requestId: ctx.state.requestId,
-      log: ctx.state.log,
-    }),
+    context: async ({ ctx }: { ctx: { state: AppState } }) => {
+      // Unreachable without a caller: authenticate() ran, or Apollo answered the landing page without a context.
+      if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
+      return {
+        ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config }),
+        requestId: ctx.state.requestId,
+        log: ctx.state.log,
+      };
+    },
   } as never) as unknown as AppMiddleware;
 
   // A request without a valid token is answered before any field runs; the errors middleware writes it in
   // GraphQL's shape (src/http/errors.middleware.ts).
   const authenticate: AppMiddleware = async (ctx, next) => {
-    const wantsLandingPage = ctx.method === 'GET' && config.graphql.landingPage && ctx.accepts('text/html', 'application/json') === 'text/html' && !ctx.query.query;
-    if (wantsLandingPage) return next();
-    await authenticateRequest(ctx, verifier);
+    if (!isLandingPageRequest(ctx, config)) await authenticateRequest(ctx, verifier);
     return next();
   };
 
