@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
+import { gql } from './support/graphql';
 import { request, type HttpResponse } from './support/http';
 
 // GraphQL over HTTP: who may skip the token, the HTTP status of each kind of refusal, the shape of every
@@ -82,7 +83,54 @@ describe('GET /graphql: only a browser asking for the IDE page skips the token',
   });
 });
 
+describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes (decisions.md section 8)', () => {
+  it('answers 400 BAD_USER_INPUT to a syntax error', async () => {
+    for (const query of ['{ me { ', '}', 'query(', '{ me { id } } }', '"unterminated', '{ me { id @ } }']) {
+      const message = refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT');
+      expect(message).toMatch(/^Syntax Error/);
+    }
+  });
+
+  it('answers 400 BAD_USER_INPUT to a query over the limit of 4,000 tokens, and runs one of exactly 4,000', async () => {
+    // 12 tokens besides the list: `{ projectsStatistics ( ids : [ ... ] ) { answered } }`.
+    const statistics = (ids: number) => `{ projectsStatistics(ids: [${Array(ids).fill(`"${DEMO_IDS.projects.residence}"`).join(' ')}]) { answered } }`;
+    expect(refused(await gql(t.url, architect, statistics(3989)), 400, 'BAD_USER_INPUT')).toMatch(/4000 tokens/);
+    const under = await gql(t.url, architect, statistics(3988));
+    expect([under.status, under.body.errors, under.body.data?.projectsStatistics?.length]).toEqual([200, undefined, 3988]);
+  });
+
+  it('answers 400 BAD_USER_INPUT to validation errors and to every query limit: depth, aliases, cost, directives', async () => {
+    const deep = `{ projects { nodes { templates { ${'slices { '.repeat(12)} id ${'} '.repeat(12)} } } } }`;
+    const queries = [
+      '{ nope }',
+      '{ me }',
+      '{ project(id: true) { id } }',
+      deep,
+      `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ')} }`,
+      `{ me { id ${'@include(if: true) '.repeat(21)} } }`,
+      // graphql-armor's cost: 10,656 for one such page of 500 projects.
+      '{ a: projects(first: 500) { nodes { templates { slices { id } } } } b: projects(first: 500) { nodes { templates { slices { id } } } } }',
+    ];
+    for (const query of queries) {
+      expect([query, refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')]).toEqual([query, expect.any(String)]);
+    }
+  });
+
+  it('answers 400 BAD_USER_INPUT to a variable of the wrong type, a missing one, and variables that are not an object', async () => {
+    const q = 'query($id: ID!) { project(id: $id) { id } }';
+    for (const variables of [{ id: { a: 1 } }, { id: [1] }, { id: true }, {}, { id: null }]) refused(await gql(t.url, architect, q, variables), 400, 'BAD_USER_INPUT');
+    refused(await request(t.url, 'POST', '/graphql', { token: architect, body: { query: q, variables: '{"id":"x"}' } }), 400, 'BAD_USER_INPUT');
+  });
+});
+
 describe('operations /graphql does not serve over HTTP answer a 4xx in GraphQL shape', () => {
+  it('answers 400 BAD_USER_INPUT to a subscription, by POST and by GET', async () => {
+    for (const query of ['subscription { me { id } }', 'subscription S { projects { totalCount } }']) {
+      expect(refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')).toBe('Subscriptions are not served over HTTP');
+      refused(await get({ query }, { Accept: '*/*' }, architect), 400, 'BAD_USER_INPUT');
+    }
+  });
+
   it('answers 400 BAD_USER_INPUT to a persisted query, known, unknown or with a hash that is not its query\'s', async () => {
     const query = '{ me { id } }';
     const cases = [
@@ -96,5 +144,32 @@ describe('operations /graphql does not serve over HTTP answer a 4xx in GraphQL s
       // Apollo Client's persisted-query link recognizes this message and sends whole queries from then on.
       expect(refused(await request(t.url, 'POST', '/graphql', { token: architect, body }), 400, 'BAD_USER_INPUT')).toBe('PersistedQueryNotSupported');
     }
+  });
+
+  it('answers 405 with Allow: POST to a mutation sent by GET, and runs nothing', async () => {
+    const mutation = `mutation { archiveProject(id: "${DEMO_IDS.projects.residence}") { archived } }`;
+    const res = await get({ query: mutation }, { Accept: '*/*' }, architect);
+    refused(res, 405, 'BAD_USER_INPUT');
+    expect(res.headers.get('allow')).toBe('POST');
+    const project = await gql(t.url, architect, `{ project(id: "${DEMO_IDS.projects.residence}") { archived } }`);
+    expect(project.body.data.project.archived).toBe(false);
+  });
+
+  it('answers 405 with Allow: GET, POST to the other methods, before authentication', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      for (const token of [architect, undefined]) {
+        const res = await request(t.url, method, '/graphql', { token, body: { query: '{ me { id } }' } });
+        expect([method, refused(res, 405, 'BAD_USER_INPUT')]).toEqual([method, `${method} is not allowed on /graphql: use GET or POST`]);
+        expect(res.headers.get('allow')).toBe('GET, POST');
+      }
+    }
+  });
+
+  it('answers 400 BAD_USER_INPUT to a request without any query, by POST and by GET', async () => {
+    for (const body of [{}, { variables: {} }, { query: '' }, { query: null }, { operationName: 'Q' }]) {
+      refused(await request(t.url, 'POST', '/graphql', { token: architect, body }), 400, 'BAD_USER_INPUT');
+    }
+    refused(await get({}, { Accept: '*/*' }, architect), 400, 'BAD_USER_INPUT');
+    refused(await get({}, {}, architect), 400, 'BAD_USER_INPUT');
   });
 });

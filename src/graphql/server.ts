@@ -3,8 +3,9 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
+import { GraphQLError, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
-import { toAppError } from '../errors';
+import { MethodNotAllowedError, toAppError } from '../errors';
 import { authenticateRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
@@ -50,6 +51,18 @@ const errorsPlugin: ApolloServerPlugin<Context> = {
 };
 
 /**
+ * Subscriptions run over a long-lived connection, never over a GET or a POST: refused at validation, before
+ * anything runs. (Rules given to Apollo apply to /graphql over HTTP only.)
+ */
+const noSubscriptionsOverHttp: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (node.operation === 'subscription') {
+      context.reportError(new GraphQLError('Subscriptions are not served over HTTP', { nodes: node, extensions: { code: 'BAD_USER_INPUT' } }));
+    }
+  },
+});
+
+/**
  * A browser navigating to /graphql: a GET that prefers HTML to JSON (negotiated as Apollo does: accepting any
  * type, as curl does, means JSON) and carries no operation at all. Only this request may go without a token,
  * and Apollo answers it with the landing page before any context or operation exists.
@@ -66,7 +79,9 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
     costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
-    maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+    // Counted by graphql-js's own parser (parseOptions below), whose syntax error Apollo answers 400; armor's
+    // plugin parsed every query a second time and threw from a hook, which Apollo answers 500.
+    maxTokens: { enabled: false },
     maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
     blockFieldSuggestion: { enabled: !config.graphql.introspection },
   });
@@ -79,7 +94,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
       errorsPlugin,
       config.graphql.landingPage ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
     ],
-    validationRules: protection.validationRules,
+    validationRules: [...protection.validationRules, noSubscriptionsOverHttp],
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     allowBatchedHttpRequests: false,
     // Persisted queries: none (docs/decisions.md); a request naming one is refused with 400.
     persistedQueries: false,
@@ -114,6 +130,11 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
   };
 
   const router = new Router<AppState>();
+  // Apollo's middleware goes on to the next layer after answering: the method check comes first.
+  router.all('/graphql', (ctx, next) => {
+    if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) throw new MethodNotAllowedError(ctx.method, '/graphql', ['GET', 'POST']);
+    return next();
+  });
   router.post('/graphql', authenticate, jsonBody(), apollo);
   router.get('/graphql', authenticate, apollo);
   return { router, stop: () => server.stop() };
