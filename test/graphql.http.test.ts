@@ -6,13 +6,15 @@ import { gql } from './support/graphql';
 import { request, type HttpResponse } from './support/http';
 
 // GraphQL over HTTP: who may skip the token, the HTTP status of each kind of refusal, the shape of every
-// answer on /graphql (decisions.md sections 7 and 8, docs/decisions.md).
+// answer on /graphql, and how refusals are logged (decisions.md sections 7 and 8, docs/decisions.md).
 
 let t: TestApp;
 let architect: string;
+/** Every log line the service wrote, parsed. */
+const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ LOG_LEVEL: 'debug' }, undefined, { write: (line) => logLines.push(JSON.parse(line)) });
   architect = await tokenFor(t.url, 'architect@demo.test');
 });
 afterAll(() => t.close());
@@ -171,5 +173,59 @@ describe('operations /graphql does not serve over HTTP answer a 4xx in GraphQL s
     }
     refused(await get({}, { Accept: '*/*' }, architect), 400, 'BAD_USER_INPUT');
     refused(await get({}, {}, architect), 400, 'BAD_USER_INPUT');
+  });
+});
+
+describe('logging: only server faults are errors', () => {
+  const linesOf = (res: HttpResponse) => logLines.filter((l) => l.request_id === res.headers.get('x-request-id'));
+  /** The log lines of a request besides its access line. */
+  const besidesAccess = (res: HttpResponse) => linesOf(res).filter((l) => l.msg !== 'request');
+
+  it('logs a request with 300 repeated directives as one line below WARN, without a stack trace', async () => {
+    const res = await gql(t.url, architect, `{ me { id ${'@skip(if: false) '.repeat(300)} } }`);
+    refused(res, 400, 'BAD_USER_INPUT');
+    const lines = besidesAccess(res);
+    expect(lines).toHaveLength(1);
+    expect(lines[0].level).toBeLessThan(40);
+    expect(JSON.stringify(lines[0])).not.toMatch(/stack|\.js:\d|\.ts:\d/);
+    expect(JSON.stringify(lines[0]).length).toBeLessThan(1000);
+  });
+
+  it('logs no client mistake at WARN or above, nor with a stack trace: syntax, tokens, validation, limits, variables, service refusals', async () => {
+    const responses = [
+      await gql(t.url, architect, '{ me { '),
+      await gql(t.url, architect, `{ me { ${'id '.repeat(4000)} } }`),
+      await gql(t.url, architect, '{ nope }'),
+      await gql(t.url, architect, `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ')} }`),
+      await gql(t.url, architect, 'query($id: ID!) { project(id: $id) { id } }', { id: { a: 1 } }),
+      await gql(t.url, architect, 'subscription { me { id } }'),
+      await gql(t.url, architect, '{ project(id: "0b0b0b0b-0000-4000-8000-000000000000") { id } }'),
+      await gql(t.url, architect, '{ project(id: "not-a-uuid") { id } }'),
+    ];
+    for (const res of responses) {
+      expect(res.status).toBeLessThan(500);
+      const lines = besidesAccess(res);
+      expect(lines.length).toBeLessThanOrEqual(1);
+      for (const line of lines) {
+        expect(line.level).toBeLessThan(40);
+        expect(JSON.stringify(line)).not.toMatch(/stack|\.js:\d|\.ts:\d/);
+      }
+    }
+  });
+
+  it('logs a real server fault at ERROR with its stack, under the request id', async () => {
+    const connection = t.orm.em.fork().getConnection();
+    // A fault the service cannot foresee: the database lost a column it reads.
+    await connection.execute('alter table project rename column name to name_lost');
+    try {
+      const res = await gql(t.url, architect, '{ projects { nodes { name } } }');
+      expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['INTERNAL_SERVER_ERROR']);
+      const errors = linesOf(res).filter((l) => (l.level as number) >= 50);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].msg).toBe('unexpected GraphQL error');
+      expect(JSON.stringify(errors[0].err)).toMatch(/stack/);
+    } finally {
+      await connection.execute('alter table project rename column name_lost to name');
+    }
   });
 });

@@ -5,13 +5,13 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import { GraphQLError, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
-import { MethodNotAllowedError, toAppError } from '../errors';
+import { MethodNotAllowedError } from '../errors';
 import { authenticateRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
-import { formatError } from './errors';
+import { classifyGraphQLError, formatError } from './errors';
 import { graphqlSchema } from './schema';
 
 /** Limits against expensive queries (values documented in docs/decisions.md). */
@@ -26,16 +26,24 @@ export const GRAPHQL_LIMITS = {
 type Context = GraphQLContext & { requestId: string; log: AppState['log'] };
 
 /**
- * Logs unexpected errors under the request id and gives that id to the caller; gives a 4xx to a request
- * that ran nothing.
+ * Logs a request's errors by whose they are (src/graphql/errors.ts): server faults at ERROR with their stack,
+ * the caller's own mistakes in one DEBUG line, however many errors they caused (300 repeated directives: 101).
+ * Gives the request id to the caller with an INTERNAL_SERVER_ERROR, and a 4xx to a request that ran nothing.
  */
 const errorsPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, contextValue }) {
-        for (const err of errors) {
-          if (!toAppError(err.originalError) && err.originalError) contextValue.log?.error({ err: err.originalError }, 'unexpected GraphQL error');
+        const log = contextValue?.log;
+        if (!log) return;
+        const refusals: string[] = [];
+        for (const error of errors) {
+          const classified = classifyGraphQLError(error);
+          if (classified.kind === 'fault') log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error');
+          else if (classified.kind === 'service' && classified.error.status >= 500) log.warn({ path: error.path }, classified.error.message);
+          else refusals.push(error.message);
         }
+        if (refusals.length) log.debug({ errors: refusals.length, first: refusals[0].slice(0, 200) }, 'GraphQL errors caused by the request');
       },
       async willSendResponse({ response, contextValue }) {
         if (response.body.kind !== 'single') return;

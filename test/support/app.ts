@@ -50,12 +50,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Starts the whole service on an ephemeral port over its own fresh database. */
-export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void): Promise<TestApp> {
+/** Starts the whole service on an ephemeral port over its own fresh database; `logTo` receives its log lines. */
+export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void, logTo?: { write(line: string): void }): Promise<TestApp> {
   const db = await freshDatabase(expect.getState().testPath?.split('/').pop()?.replace(/\.test\.ts$/, '') ?? 'app');
   const orm = await MikroORM.init(ormConfig(db.url));
   const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: db.url, ...env });
-  const log = createLogger(config);
+  const log = createLogger(config, logTo);
   const app = await createApp({ config, orm, log });
   beforeListen?.(app);
   const server = await listen(app, '127.0.0.1', 0, 2000);
