@@ -101,6 +101,11 @@ describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes 
     expect([under.status, under.body.errors, under.body.data?.projectsStatistics?.length]).toEqual([200, undefined, 3988]);
   });
 
+  it('answers 400 BAD_USER_INPUT `The document is nested too deeply` when the parser runs out of stack before the token limit', async () => {
+    const query = `{ projectsStatistics(ids: ${'['.repeat(3990)}"x"${']'.repeat(3990)}) { answered } }`;
+    expect(refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')).toBe('The document is nested too deeply');
+  });
+
   it('answers 400 BAD_USER_INPUT to validation errors and to every query limit: depth, aliases, cost, directives', async () => {
     const deep = `{ projects { nodes { templates { ${'slices { '.repeat(12)} id ${'} '.repeat(12)} } } } }`;
     const queries = [

@@ -31,6 +31,17 @@ export function classifyGraphQLError(error: unknown): GraphQLErrorKind {
 }
 
 /**
+ * graphql-js parses recursively: a document nested a few thousand levels deep (within the token limit)
+ * exhausts the stack, and Apollo answers the RangeError as a syntax error, with the engine's message.
+ */
+function exhaustedStack(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = (e as { originalError?: unknown }).originalError, depth++) {
+    if (e instanceof RangeError) return true;
+  }
+  return false;
+}
+
+/**
  * Maps every error to `extensions.code` (decisions.md section 7); unexpected ones become
  * INTERNAL_SERVER_ERROR with nothing internal. The one GraphQL error mapping.
  */
@@ -45,7 +56,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     }
     // Errors of the GraphQL layer itself are the caller's: one documented code for them all.
     case 'client':
-      return shaped(formatted.message, { code: 'BAD_USER_INPUT' });
+      return shaped(exhaustedStack(error) ? 'The document is nested too deeply' : formatted.message, { code: 'BAD_USER_INPUT' });
     default:
       // Logged with the request id by the errors plugin (server.ts), which also adds the id here.
       return shaped('Internal server error', { code: 'INTERNAL_SERVER_ERROR' });
