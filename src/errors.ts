@@ -65,6 +65,15 @@ export class ConflictError extends AppError {
   readonly code = 'CONFLICT' as const;
 }
 
+/** A method the path does not serve; the answer lists the ones it does in `Allow`. */
+export class MethodNotAllowedError extends AppError {
+  readonly status = 405;
+  readonly code = 'BAD_USER_INPUT' as const;
+  constructor(method: string, path: string, readonly allow: string[]) {
+    super(`${method} is not allowed on ${path}: use ${allow.join(' or ')}`);
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;
   readonly code = 'PAYLOAD_TOO_LARGE' as const;

@@ -47,6 +47,19 @@ describe('Query.projectsStatistics', () => {
     }));
     expect(four.statements).toBe(one.statements);
   });
+
+  it('answers INTERNAL_SERVER_ERROR when the statistics cannot be computed, never null as for a project the caller may not see', async () => {
+    const connection = t.orm.em.fork().getConnection();
+    // A fault the service cannot foresee: the database lost a column the statistics read.
+    await connection.execute('alter table document_version rename column sub_total to sub_total_lost');
+    try {
+      const res = await gql(t.url, architect, `query($ids: [ID!]!) { projectsStatistics(ids: $ids) { answered } }`, { ids: [DEMO_IDS.projects.residence] });
+      expect(res.body.data).toBeNull();
+      expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['INTERNAL_SERVER_ERROR']);
+    } finally {
+      await connection.execute('alter table document_version rename column sub_total_lost to sub_total');
+    }
+  });
 });
 
 describe('Project.statistics', () => {

@@ -2,7 +2,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
-import { RetryLaterError, ValidationError, toAppError } from '../errors';
+import { type AppError, RetryLaterError, ValidationError, toAppError } from '../errors';
 
 /** Codes graphql-js and Apollo give the caller's own mistakes (syntax, unknown fields, limits, variables). */
 const CLIENT_CODES = new Set([
@@ -11,24 +11,58 @@ const CLIENT_CODES = new Set([
 ]);
 
 /**
+ * Whose an error is: `service`, a typed error of ours (its own code and status); `client`, the caller's
+ * request itself (syntax, validation, limits, variables, use of HTTP); `fault`, anything else, a fault of
+ * the server. Both the answer (formatError) and the log level (server.ts) follow it.
+ */
+export type GraphQLErrorKind = { kind: 'service'; error: AppError } | { kind: 'client' } | { kind: 'fault' };
+
+/** Takes an error as Apollo hands it to plugins and to formatError (before Apollo's default code is added). */
+export function classifyGraphQLError(error: unknown): GraphQLErrorKind {
+  const original = unwrapResolverError(error);
+  const known = toAppError(original);
+  if (known) return { kind: 'service', error: known };
+  if (!(error instanceof GraphQLError)) return { kind: 'fault' };
+  const code = error.extensions.code;
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  // Apollo marks what it refuses of a request with a 4xx status, not always with a code.
+  if (typeof status === 'number' && status >= 400 && status < 500) return { kind: 'client' };
+  if (typeof code !== 'string' || code === 'INTERNAL_SERVER_ERROR') return { kind: 'fault' };
+  // A GraphQL error raised with a code of its own, not wrapping an exception, is a refusal of the request.
+  return CLIENT_CODES.has(code) || (original instanceof GraphQLError && !original.originalError) ? { kind: 'client' } : { kind: 'fault' };
+}
+
+/**
+ * graphql-js parses recursively: a document nested a few thousand levels deep (within the token limit)
+ * exhausts the stack, and Apollo answers the RangeError as a syntax error, with the engine's message.
+ */
+function exhaustedStack(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = (e as { originalError?: unknown }).originalError, depth++) {
+    if (e instanceof RangeError) return true;
+  }
+  return false;
+}
+
+/**
  * Maps every error to `extensions.code` (decisions.md section 7); unexpected ones become
  * INTERNAL_SERVER_ERROR with nothing internal. The one GraphQL error mapping.
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const shaped = (message: string, extensions: Record<string, unknown>): GraphQLFormattedError =>
     ({ message, locations: formatted.locations, path: formatted.path, extensions });
-  const original = unwrapResolverError(error);
-  const known = toAppError(original);
-  if (known) {
-    return shaped(known.message, { code: known.code, ...(known instanceof ValidationError ? { errors: known.errors } : {}) });
+  const classified = classifyGraphQLError(error);
+  switch (classified.kind) {
+    case 'service': {
+      const known = classified.error;
+      return shaped(known.message, { code: known.code, ...(known instanceof ValidationError ? { errors: known.errors } : {}) });
+    }
+    // Errors of the GraphQL layer itself are the caller's: one documented code for them all.
+    case 'client':
+      return shaped(exhaustedStack(error) ? 'The document is nested too deeply' : formatted.message, { code: 'BAD_USER_INPUT' });
+    default:
+      // Logged with the request id by the errors plugin (server.ts), which also adds the id here.
+      return shaped('Internal server error', { code: 'INTERNAL_SERVER_ERROR' });
   }
-  const code = String(formatted.extensions?.code ?? '');
-  // Errors of the GraphQL layer itself are the caller's: one documented code for them all.
-  if (CLIENT_CODES.has(code) || (original instanceof GraphQLError && !original.originalError && code !== 'INTERNAL_SERVER_ERROR')) {
-    return shaped(formatted.message, { code: 'BAD_USER_INPUT' });
-  }
-  // Logged with the request id by the errors plugin (server.ts), which also adds the id here.
-  return shaped('Internal server error', { code: 'INTERNAL_SERVER_ERROR' });
 }
 
 /**

@@ -3,14 +3,15 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
+import { GraphQLError, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
-import { toAppError } from '../errors';
+import { MethodNotAllowedError } from '../errors';
 import { authenticateRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
-import type { AppMiddleware, AppState } from '../http/state';
+import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
-import { formatError, retryLaterPlugin } from './errors';
+import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
 import { graphqlSchema } from './schema';
 
 /** Limits against expensive queries (values documented in docs/decisions.md). */
@@ -24,24 +25,61 @@ export const GRAPHQL_LIMITS = {
 
 type Context = GraphQLContext & { requestId: string; log: AppState['log'] };
 
-/** Logs unexpected errors under the request id and gives that id to the caller. */
+/**
+ * Logs a request's errors by whose they are (src/graphql/errors.ts): server faults at ERROR with their stack,
+ * the caller's own mistakes in one DEBUG line, however many errors they caused (300 repeated directives: 101).
+ * Gives the request id to the caller with an INTERNAL_SERVER_ERROR, and a 4xx to a request that ran nothing.
+ */
 const errorsPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, contextValue }) {
-        for (const err of errors) {
-          if (!toAppError(err.originalError) && err.originalError) contextValue.log?.error({ err: err.originalError }, 'unexpected GraphQL error');
+        const log = contextValue?.log;
+        if (!log) return;
+        const refusals: string[] = [];
+        for (const error of errors) {
+          const classified = classifyGraphQLError(error);
+          if (classified.kind === 'fault') log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error');
+          else if (classified.kind === 'service' && classified.error.status >= 500) log.warn({ path: error.path }, classified.error.message);
+          else refusals.push(error.message);
         }
+        if (refusals.length) log.debug({ errors: refusals.length, first: refusals[0].slice(0, 200) }, 'GraphQL errors caused by the request');
       },
       async willSendResponse({ response, contextValue }) {
         if (response.body.kind !== 'single') return;
-        for (const e of response.body.singleResult.errors ?? []) {
+        const result = response.body.singleResult;
+        for (const e of result.errors ?? []) {
           if (e.extensions?.code === 'INTERNAL_SERVER_ERROR') (e.extensions as Record<string, unknown>).request_id = contextValue.requestId;
         }
+        // A request refused before execution has no `data`; Apollo answers a few of them (persisted queries) 200.
+        if (result.errors?.length && !('data' in result) && (response.http.status ?? 200) < 400) response.http.status = 400;
       },
     };
   },
 };
+
+/**
+ * Subscriptions run over a long-lived connection, never over a GET or a POST: refused at validation, before
+ * anything runs. (Rules given to Apollo apply to /graphql over HTTP only.)
+ */
+const noSubscriptionsOverHttp: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (node.operation === 'subscription') {
+      context.reportError(new GraphQLError('Subscriptions are not served over HTTP', { nodes: node, extensions: { code: 'BAD_USER_INPUT' } }));
+    }
+  },
+});
+
+/**
+ * A browser navigating to /graphql: a GET that prefers HTML to JSON (negotiated as Apollo does: accepting any
+ * type, as curl does, means JSON) and carries no operation at all. Only this request may go without a token,
+ * and Apollo answers it with the landing page before any context or operation exists.
+ */
+function isLandingPageRequest(ctx: AppContext, config: Config): boolean {
+  return config.graphql.landingPage && ctx.method === 'GET'
+    && ctx.accepts('application/json', 'application/graphql-response+json', 'text/html') === 'text/html'
+    && ['query', 'extensions', 'operationName', 'variables'].every((name) => ctx.query[name] === undefined);
+}
 
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
 export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
@@ -49,7 +87,9 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
     costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
-    maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+    // Counted by graphql-js's own parser (parseOptions below), whose syntax error Apollo answers 400; armor's
+    // plugin parsed every query a second time and threw from a hook, which Apollo answers 500.
+    maxTokens: { enabled: false },
     maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
     blockFieldSuggestion: { enabled: !config.graphql.introspection },
   });
@@ -63,8 +103,14 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
       retryLaterPlugin<Context>(),
       config.graphql.landingPage ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
     ],
-    validationRules: protection.validationRules,
+    validationRules: [...protection.validationRules, noSubscriptionsOverHttp],
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     allowBatchedHttpRequests: false,
+    // Persisted queries: none (docs/decisions.md); a request naming one is refused with 400.
+    persistedQueries: false,
+    // Every operation needs a bearer token in Authorization, which no cross-site form or simple request can
+    // send: Apollo's CSRF header check adds nothing (decisions.md section 8: an authorized GET is legitimate).
+    csrfPrevention: false,
     includeStacktraceInErrorResponses: false,
     formatError,
     // server.ts owns shutdown: HTTP server first, then this, then the database.
@@ -74,23 +120,30 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
   const { koaMiddleware } = await import('@as-integrations/koa');
   // The integration is ESM-only and types ApolloServer from the ESM build; ours is the CommonJS one.
   const apollo = koaMiddleware(server as never, {
-    context: async ({ ctx }: { ctx: { state: AppState } }) => ({
-      ...createContext({ em: ctx.state.em, caller: ctx.state.caller!, config }),
-      requestId: ctx.state.requestId,
-      log: ctx.state.log,
-    }),
+    context: async ({ ctx }: { ctx: { state: AppState } }) => {
+      // Unreachable without a caller: authenticate() ran, or Apollo answered the landing page without a context.
+      if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
+      return {
+        ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config }),
+        requestId: ctx.state.requestId,
+        log: ctx.state.log,
+      };
+    },
   } as never) as unknown as AppMiddleware;
 
   // A request without a valid token is answered before any field runs; the errors middleware writes it in
   // GraphQL's shape (src/http/errors.middleware.ts).
   const authenticate: AppMiddleware = async (ctx, next) => {
-    const wantsLandingPage = ctx.method === 'GET' && config.graphql.landingPage && ctx.accepts('text/html', 'application/json') === 'text/html' && !ctx.query.query;
-    if (wantsLandingPage) return next();
-    await authenticateRequest(ctx, verifier);
+    if (!isLandingPageRequest(ctx, config)) await authenticateRequest(ctx, verifier);
     return next();
   };
 
   const router = new Router<AppState>();
+  // Apollo's middleware goes on to the next layer after answering: the method check comes first.
+  router.all('/graphql', (ctx, next) => {
+    if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) throw new MethodNotAllowedError(ctx.method, '/graphql', ['GET', 'POST']);
+    return next();
+  });
   router.post('/graphql', authenticate, jsonBody(), apollo);
   router.get('/graphql', authenticate, apollo);
   return { router, stop: () => server.stop() };

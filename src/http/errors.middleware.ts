@@ -1,4 +1,4 @@
-import { AppError, NotFoundError, PayloadTooLargeError, RetryLaterError, UnsupportedMediaTypeError, ValidationError, toAppError } from '../errors';
+import { AppError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RetryLaterError, UnsupportedMediaTypeError, ValidationError, toAppError } from '../errors';
 import type { AppContext, AppMiddleware } from './state';
 
 /** Errors raised by Koa and its body parser carry an HTTP status; map the ones we expect. */
@@ -61,6 +61,7 @@ export function writeError(ctx: AppContext, err: unknown): void {
   const known = toAppError(err) ?? fromHttpError(err);
   if (known) {
     if (known instanceof RetryLaterError) ctx.set('Retry-After', String(known.retryAfterSeconds));
+    if (known instanceof MethodNotAllowedError) ctx.set('Allow', known.allow.join(', '));
     if (known.status >= 500) ctx.state.log?.warn({ err }, known.message);
   } else {
     ctx.state.log?.error({ err }, 'unexpected error');

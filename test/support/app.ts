@@ -50,10 +50,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Starts the whole service on an ephemeral port over its own fresh database. */
-export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void): Promise<TestApp> {
+/** Starts the whole service on an ephemeral port over its own fresh database; `logTo` receives its log lines. */
+export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void, logTo?: { write(line: string): void }): Promise<TestApp> {
   const db = await freshDatabase(expect.getState().testPath?.split('/').pop()?.replace(/\.test\.ts$/, '') ?? 'app');
-  const t = await startAppOn(db.url, env, beforeListen);
+  const t = await startAppOn(db.url, env, beforeListen, logTo);
   return {
     ...t,
     close: async () => {
@@ -67,10 +67,10 @@ export async function startTestApp(env: Record<string, string> = {}, beforeListe
  * Starts the whole service on an ephemeral port over a given database, with the configuration `env` gives
  * (the request pool gets its bounded waits from it, as in `npm start`).
  */
-export async function startAppOn(databaseUrl: string, env: Record<string, string> = {}, beforeListen?: (app: App) => void): Promise<TestApp> {
+export async function startAppOn(databaseUrl: string, env: Record<string, string> = {}, beforeListen?: (app: App) => void, logTo?: { write(line: string): void }): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...env });
   const orm = await MikroORM.init(ormConfig(databaseUrl, {}, config.database));
-  const log = createLogger(config);
+  const log = createLogger(config, logTo);
   const app = await createApp({ config, orm, log });
   beforeListen?.(app);
   const server = await listen(app, '127.0.0.1', 0, 2000);

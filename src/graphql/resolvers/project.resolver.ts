@@ -49,6 +49,9 @@ export class ProjectResolver {
   @Query(() => [ProjectStatistics], { nullable: 'items', description: 'Statistics of many projects in one request, in the order of ids; null for an id the caller may not see' })
   async projectsStatistics(@Arg('ids', () => [ID]) ids: string[], @Ctx() { loaders }: GraphQLContext) {
     const stats = await loaders.projectStatistics.loadMany(ids.map((id) => id.toLowerCase()));
+    // loadMany hands a failed load back as an Error per id: a fault, not a project the caller may not see.
+    const failed = stats.find((s) => s instanceof Error);
+    if (failed) throw failed;
     return stats.map((s, i) => (s && !(s instanceof Error) ? { projectId: ids[i], ...s } : null));
   }
 

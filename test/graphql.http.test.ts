@@ -1,0 +1,236 @@
+import { createHash } from 'node:crypto';
+import { DEMO_IDS } from '../src/seed/demo-data';
+import { startTestApp, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
+import { gql } from './support/graphql';
+import { request, type HttpResponse } from './support/http';
+
+// GraphQL over HTTP: who may skip the token, the HTTP status of each kind of refusal, the shape of every
+// answer on /graphql, and how refusals are logged (decisions.md sections 7 and 8, docs/decisions.md).
+
+let t: TestApp;
+let architect: string;
+/** Every log line the service wrote, parsed. */
+const logLines: Array<Record<string, unknown>> = [];
+
+beforeAll(async () => {
+  t = await startTestApp({ LOG_LEVEL: 'debug' }, undefined, { write: (line) => logLines.push(JSON.parse(line)) });
+  architect = await tokenFor(t.url, 'architect@demo.test');
+});
+afterAll(() => t.close());
+
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const persisted = (hash: string) => JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } });
+const get = (params: Record<string, string>, headers: Record<string, string>, token?: string) =>
+  request(t.url, 'GET', `/graphql?${new URLSearchParams(params)}`, { token, headers });
+
+/** An answer in GraphQL's shape with one error of this code, and nothing executed. */
+function refused(res: HttpResponse, status: number, code: string): string {
+  expect([res.status, res.body?.errors?.[0]?.extensions?.code]).toEqual([status, code]);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.body.data).toBeUndefined();
+  for (const error of res.body.errors) expect(error.extensions.code).toBe(code);
+  return res.body.errors[0].message;
+}
+
+describe('GET /graphql: only a browser asking for the IDE page skips the token', () => {
+  it('answers 401 UNAUTHENTICATED in GraphQL shape to every GET that carries an operation, whatever it accepts', async () => {
+    const operations: Array<Record<string, string>> = [
+      { extensions: persisted(sha256('{ __typename }')) },
+      { query: '{ __typename }' },
+      { query: '{ me { id } }' },
+      { operationName: 'Q' },
+      { variables: '{}' },
+      { query: '' },
+    ];
+    for (const accept of ['*/*', 'application/json', BROWSER_ACCEPT, 'text/html']) {
+      for (const params of operations) {
+        const res = await get(params, { Accept: accept });
+        expect([accept, params, res.status]).toEqual([accept, params, 401]);
+        expect(res.body).toEqual({ errors: [{ message: 'Missing Authorization header', extensions: { code: 'UNAUTHENTICATED' } }] });
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      }
+    }
+  });
+
+  it('answers 401 to a GET without any operation that does not prefer HTML (curl, fetch, a client without Accept)', async () => {
+    for (const headers of [{ Accept: '*/*' }, { Accept: 'application/json' }, { Accept: 'application/json, text/html' }, {} as Record<string, string>]) {
+      refused(await get({}, headers), 401, 'UNAUTHENTICATED');
+    }
+  });
+
+  it('serves the landing page to a browser navigating to /graphql, with no operation and no token', async () => {
+    const res = await get({}, { Accept: BROWSER_ACCEPT });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.text).toMatch(/<html/i);
+  });
+
+  it('runs a GET query of a caller with a token, `me` included, without any extra header', async () => {
+    for (const accept of ['*/*', 'application/json']) {
+      const res = await get({ query: '{ me { id } }' }, { Accept: accept }, architect);
+      expect([res.status, res.body]).toEqual([200, { data: { me: { id: DEMO_IDS.users.architect } } }]);
+    }
+  });
+
+  it('never runs a persisted-query GET without its caller: with a token it is refused as the caller\'s mistake, never INTERNAL_SERVER_ERROR', async () => {
+    const query = '{ me { id } }';
+    // Even after the query was sent whole with its hash (how automatic persisted queries register one).
+    await request(t.url, 'POST', '/graphql', { token: architect, body: { query, extensions: JSON.parse(persisted(sha256(query))) } });
+    // Apollo-Require-Preflight: the header a client adds to pass Apollo's CSRF check, which we no longer need.
+    const res = await get({ extensions: persisted(sha256(query)) }, { Accept: '*/*', 'Apollo-Require-Preflight': 'true' }, architect);
+    refused(res, 400, 'BAD_USER_INPUT');
+    expect(res.text).not.toMatch(/userId|INTERNAL_SERVER_ERROR/);
+  });
+});
+
+describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes (decisions.md section 8)', () => {
+  it('answers 400 BAD_USER_INPUT to a syntax error', async () => {
+    for (const query of ['{ me { ', '}', 'query(', '{ me { id } } }', '"unterminated', '{ me { id @ } }']) {
+      const message = refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT');
+      expect(message).toMatch(/^Syntax Error/);
+    }
+  });
+
+  it('answers 400 BAD_USER_INPUT to a query over the limit of 4,000 tokens, and runs one of exactly 4,000', async () => {
+    // 12 tokens besides the list: `{ projectsStatistics ( ids : [ ... ] ) { answered } }`.
+    const statistics = (ids: number) => `{ projectsStatistics(ids: [${Array(ids).fill(`"${DEMO_IDS.projects.residence}"`).join(' ')}]) { answered } }`;
+    expect(refused(await gql(t.url, architect, statistics(3989)), 400, 'BAD_USER_INPUT')).toMatch(/4000 tokens/);
+    const under = await gql(t.url, architect, statistics(3988));
+    expect([under.status, under.body.errors, under.body.data?.projectsStatistics?.length]).toEqual([200, undefined, 3988]);
+  });
+
+  it('answers 400 BAD_USER_INPUT `The document is nested too deeply` when the parser runs out of stack before the token limit', async () => {
+    const query = `{ projectsStatistics(ids: ${'['.repeat(3990)}"x"${']'.repeat(3990)}) { answered } }`;
+    expect(refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')).toBe('The document is nested too deeply');
+  });
+
+  it('answers 400 BAD_USER_INPUT to validation errors and to every query limit: depth, aliases, cost, directives', async () => {
+    const deep = `{ projects { nodes { templates { ${'slices { '.repeat(12)} id ${'} '.repeat(12)} } } } }`;
+    const queries = [
+      '{ nope }',
+      '{ me }',
+      '{ project(id: true) { id } }',
+      deep,
+      `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ')} }`,
+      `{ me { id ${'@include(if: true) '.repeat(21)} } }`,
+      // graphql-armor's cost: 10,656 for one such page of 500 projects.
+      '{ a: projects(first: 500) { nodes { templates { slices { id } } } } b: projects(first: 500) { nodes { templates { slices { id } } } } }',
+    ];
+    for (const query of queries) {
+      expect([query, refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')]).toEqual([query, expect.any(String)]);
+    }
+  });
+
+  it('answers 400 BAD_USER_INPUT to a variable of the wrong type, a missing one, and variables that are not an object', async () => {
+    const q = 'query($id: ID!) { project(id: $id) { id } }';
+    for (const variables of [{ id: { a: 1 } }, { id: [1] }, { id: true }, {}, { id: null }]) refused(await gql(t.url, architect, q, variables), 400, 'BAD_USER_INPUT');
+    refused(await request(t.url, 'POST', '/graphql', { token: architect, body: { query: q, variables: '{"id":"x"}' } }), 400, 'BAD_USER_INPUT');
+  });
+});
+
+describe('operations /graphql does not serve over HTTP answer a 4xx in GraphQL shape', () => {
+  it('answers 400 BAD_USER_INPUT to a subscription, by POST and by GET', async () => {
+    for (const query of ['subscription { me { id } }', 'subscription S { projects { totalCount } }']) {
+      expect(refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')).toBe('Subscriptions are not served over HTTP');
+      refused(await get({ query }, { Accept: '*/*' }, architect), 400, 'BAD_USER_INPUT');
+    }
+  });
+
+  it('answers 400 BAD_USER_INPUT to a persisted query, known, unknown or with a hash that is not its query\'s', async () => {
+    const query = '{ me { id } }';
+    const cases = [
+      { query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } } },
+      { query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ organizations { id } }') } } },
+      { query, extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } },
+      { extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } } },
+      { extensions: { persistedQuery: { version: 2, sha256Hash: 'abc' } } },
+    ];
+    for (const body of cases) {
+      // Apollo Client's persisted-query link recognizes this message and sends whole queries from then on.
+      expect(refused(await request(t.url, 'POST', '/graphql', { token: architect, body }), 400, 'BAD_USER_INPUT')).toBe('PersistedQueryNotSupported');
+    }
+  });
+
+  it('answers 405 with Allow: POST to a mutation sent by GET, and runs nothing', async () => {
+    const mutation = `mutation { archiveProject(id: "${DEMO_IDS.projects.residence}") { archived } }`;
+    const res = await get({ query: mutation }, { Accept: '*/*' }, architect);
+    refused(res, 405, 'BAD_USER_INPUT');
+    expect(res.headers.get('allow')).toBe('POST');
+    const project = await gql(t.url, architect, `{ project(id: "${DEMO_IDS.projects.residence}") { archived } }`);
+    expect(project.body.data.project.archived).toBe(false);
+  });
+
+  it('answers 405 with Allow: GET, POST to the other methods, before authentication', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      for (const token of [architect, undefined]) {
+        const res = await request(t.url, method, '/graphql', { token, body: { query: '{ me { id } }' } });
+        expect([method, refused(res, 405, 'BAD_USER_INPUT')]).toEqual([method, `${method} is not allowed on /graphql: use GET or POST`]);
+        expect(res.headers.get('allow')).toBe('GET, POST');
+      }
+    }
+  });
+
+  it('answers 400 BAD_USER_INPUT to a request without any query, by POST and by GET', async () => {
+    for (const body of [{}, { variables: {} }, { query: '' }, { query: null }, { operationName: 'Q' }]) {
+      refused(await request(t.url, 'POST', '/graphql', { token: architect, body }), 400, 'BAD_USER_INPUT');
+    }
+    refused(await get({}, { Accept: '*/*' }, architect), 400, 'BAD_USER_INPUT');
+    refused(await get({}, {}, architect), 400, 'BAD_USER_INPUT');
+  });
+});
+
+describe('logging: only server faults are errors', () => {
+  const linesOf = (res: HttpResponse) => logLines.filter((l) => l.request_id === res.headers.get('x-request-id'));
+  /** The log lines of a request besides its access line. */
+  const besidesAccess = (res: HttpResponse) => linesOf(res).filter((l) => l.msg !== 'request');
+
+  it('logs a request with 300 repeated directives as one line below WARN, without a stack trace', async () => {
+    const res = await gql(t.url, architect, `{ me { id ${'@skip(if: false) '.repeat(300)} } }`);
+    refused(res, 400, 'BAD_USER_INPUT');
+    const lines = besidesAccess(res);
+    expect(lines).toHaveLength(1);
+    expect(lines[0].level).toBeLessThan(40);
+    expect(JSON.stringify(lines[0])).not.toMatch(/stack|\.js:\d|\.ts:\d/);
+    expect(JSON.stringify(lines[0]).length).toBeLessThan(1000);
+  });
+
+  it('logs no client mistake at WARN or above, nor with a stack trace: syntax, tokens, validation, limits, variables, service refusals', async () => {
+    const responses = [
+      await gql(t.url, architect, '{ me { '),
+      await gql(t.url, architect, `{ me { ${'id '.repeat(4000)} } }`),
+      await gql(t.url, architect, '{ nope }'),
+      await gql(t.url, architect, `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ')} }`),
+      await gql(t.url, architect, 'query($id: ID!) { project(id: $id) { id } }', { id: { a: 1 } }),
+      await gql(t.url, architect, 'subscription { me { id } }'),
+      await gql(t.url, architect, '{ project(id: "0b0b0b0b-0000-4000-8000-000000000000") { id } }'),
+      await gql(t.url, architect, '{ project(id: "not-a-uuid") { id } }'),
+    ];
+    for (const res of responses) {
+      expect(res.status).toBeLessThan(500);
+      const lines = besidesAccess(res);
+      expect(lines.length).toBeLessThanOrEqual(1);
+      for (const line of lines) {
+        expect(line.level).toBeLessThan(40);
+        expect(JSON.stringify(line)).not.toMatch(/stack|\.js:\d|\.ts:\d/);
+      }
+    }
+  });
+
+  it('logs a real server fault at ERROR with its stack, under the request id', async () => {
+    const connection = t.orm.em.fork().getConnection();
+    // A fault the service cannot foresee: the database lost a column it reads.
+    await connection.execute('alter table project rename column name to name_lost');
+    try {
+      const res = await gql(t.url, architect, '{ projects { nodes { name } } }');
+      expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['INTERNAL_SERVER_ERROR']);
+      const errors = linesOf(res).filter((l) => (l.level as number) >= 50);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].msg).toBe('unexpected GraphQL error');
+      expect(JSON.stringify(errors[0].err)).toMatch(/stack/);
+    } finally {
+      await connection.execute('alter table project rename column name_lost to name');
+    }
+  });
+});
