@@ -10,6 +10,7 @@ import { authRoutes } from './rest/auth.routes';
 import { fileRoutes } from './rest/files.routes';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
+import { IdentityProviderService } from './services/identity-provider.service';
 import { TokenVerifier } from './services/token-verifier';
 import { graphqlRoutes } from './graphql/server';
 
@@ -36,7 +37,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(errorsMiddleware());
   koa.use(healthRoutes(orm).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config).routes());
-  const verifier = new TokenVerifier(config);
+  // The built-in provider's tokens are verified against its keys in process, never over HTTP from ourselves.
+  const ownKeys = config.auth.devProvider ? () => new IdentityProviderService(orm.em.fork(), config).verificationKeys() : null;
+  const verifier = new TokenVerifier(config, ownKeys);
   koa.use(restRoutes(config, verifier).routes());
   koa.use(fileRoutes(config).routes());
   const graphql = await graphqlRoutes(config, verifier);
