@@ -1,8 +1,15 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from './src/entities';
 import { MIGRATIONS } from './src/migrations';
+
+/**
+ * application_name of this process's database sessions (unique per process, across hosts): how the
+ * shutdown finds the sessions it ends (src/database.ts), and how an operator tells instances apart.
+ */
+export const SESSION_NAME = `tender-bff ${process.pid} ${randomBytes(4).toString('hex')}`;
 
 /** The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here. */
 export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
@@ -25,7 +32,11 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     // Fail fast when the server is down, so readiness and requests answer 503 instead of hanging.
     // jit off: short OLTP and aggregate queries lose more to JIT compilation than they gain.
     driverOptions: {
-      connection: { connectionTimeoutMillis: 3000, options: '-c jit=off' },
+      connection: {
+        connectionTimeoutMillis: 3000,
+        options: '-c jit=off',
+        application_name: SESSION_NAME,
+      },
       // knex prints its own messages with console.log; the errors behind them reach our JSON logs anyway.
       log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
     },

@@ -25,7 +25,7 @@ export async function run(): Promise<void> {
   await withScratchDatabase('archive', 10, async (orm, url) => {
     const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent' });
     const app = await createApp({ config, orm, log: createLogger(config) });
-    const server = await listen(app, '127.0.0.1', 0, 2000);
+    const server = await listen(app, '127.0.0.1', 0);
     config.publicUrl = server.url;
     config.auth.issuer = server.url;
     try {

@@ -52,7 +52,7 @@ export async function run(): Promise<void> {
     probe.get('/open', (ctx) => { ctx.status = 204; });
     probe.get('/protected', authenticate(verifier), (ctx) => { ctx.status = 204; });
     app.koa.use(probe.routes());
-    const server = await listen(app, '127.0.0.1', 0, 2000);
+    const server = await listen(app, '127.0.0.1', 0);
     config.publicUrl = server.url;
     config.auth.issuer = server.url;
     try {

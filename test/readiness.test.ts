@@ -21,7 +21,7 @@ describe('GET /readyz with the database stopped', () => {
     orm = await MikroORM.init(ormConfig(url));
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url });
     const app = await createApp({ config, orm, log: createLogger(config) });
-    server = await listen(app, '127.0.0.1', 0, 1000);
+    server = await listen(app, '127.0.0.1', 0);
   }, 60000);
   afterAll(async () => {
     await server?.close();
