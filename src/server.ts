@@ -40,6 +40,8 @@ async function main(): Promise<void> {
       log.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown did not finish within SHUTDOWN_TIMEOUT_MS: exiting');
       running.server.closeAllConnections();
       log.flush(() => process.exit(1));
+      // A stdout that does not drain must not keep the process either.
+      setTimeout(() => process.exit(1), 100).unref();
     }, config.shutdownTimeoutMs);
     shutDown({
       lifecycle: app.lifecycle,
