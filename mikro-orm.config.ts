@@ -1,10 +1,17 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from './src/entities';
 import { MIGRATIONS } from './src/migrations';
 import type { DatabaseLimits } from './src/config';
 import { poolOptions } from './src/database-limits';
+
+/**
+ * application_name of this process's database sessions (unique per process, across hosts): how the
+ * shutdown finds the sessions it ends (src/database.ts), and how an operator tells instances apart.
+ */
+export const SESSION_NAME = `tender-bff ${process.pid} ${randomBytes(4).toString('hex')}`;
 
 /**
  * The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here.
@@ -30,7 +37,7 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, l
     pool: waits.pool,
     // jit off: short OLTP and aggregate queries lose more to JIT compilation than they gain.
     driverOptions: {
-      connection: { ...waits.connection, options: '-c jit=off' },
+      connection: { ...waits.connection, options: '-c jit=off', application_name: SESSION_NAME },
       // knex prints its own messages with console.log; the errors behind them reach our JSON logs anyway.
       log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
     },

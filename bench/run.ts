@@ -1,3 +1,4 @@
+import { run as archive } from './archive.bench';
 import { run as auth } from './auth.bench';
 import { run as statistics } from './statistics.bench';
 
@@ -6,6 +7,7 @@ import { run as statistics } from './statistics.bench';
  * name is given). Each benchmark works in a scratch database of its own and drops it when done.
  */
 const BENCHES: Record<string, () => Promise<void>> = {
+  archive,
   auth,
   statistics,
 };

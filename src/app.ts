@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { errorsMiddleware } from './http/errors.middleware';
+import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './http/lifecycle';
 import { requestContext } from './http/request-context.middleware';
 import type { AppState } from './http/state';
 import { authRoutes } from './rest/auth.routes';
@@ -11,6 +12,7 @@ import { fileRoutes } from './rest/files.routes';
 import { Readiness } from './http/readiness';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
+import { IdentityProviderService } from './services/identity-provider.service';
 import { TokenVerifier } from './services/token-verifier';
 import { graphqlRoutes } from './graphql/server';
 
@@ -22,8 +24,8 @@ export interface AppDeps {
 
 export interface App {
   koa: Koa<AppState>;
-  /** What /readyz answers; shutdown calls `readiness.markShuttingDown()` first (src/http/readiness.ts). */
-  readiness: Readiness;
+  /** Set when a shutdown begins (src/shutdown.ts); read by readiness and the connection middleware. */
+  lifecycle: Lifecycle;
   /** Releases what the app holds besides the database (GraphQL server, key caches, readiness connection). */
   stop(): Promise<void>;
 }
@@ -35,19 +37,23 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // are whatever the client sent, and would let a stolen token pass the client_ip binding.
   const koa = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // errors are logged by errorsMiddleware, under the request id
+  const lifecycle = createLifecycle();
+  koa.use(closeConnectionsWhenStopping(lifecycle));
   koa.use(requestContext(orm, log));
   koa.use(errorsMiddleware());
-  const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs);
+  const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle);
   koa.use(healthRoutes(readiness).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config).routes());
-  const verifier = new TokenVerifier(config);
+  // The built-in provider's tokens are verified against its keys in process, never over HTTP from ourselves.
+  const ownKeys = config.auth.devProvider ? () => new IdentityProviderService(orm.em.fork(), config).verificationKeys() : null;
+  const verifier = new TokenVerifier(config, ownKeys);
   koa.use(restRoutes(config, verifier).routes());
   koa.use(fileRoutes(config).routes());
   const graphql = await graphqlRoutes(config, verifier);
   koa.use(graphql.router.routes());
   return {
     koa,
-    readiness,
+    lifecycle,
     stop: async () => {
       await graphql.stop();
       await readiness.close();
@@ -58,12 +64,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
 export interface RunningServer {
   server: http.Server;
   url: string;
-  /** Stops accepting connections, lets in-flight requests finish (up to the timeout), then closes. */
+  /**
+   * Stops accepting connections and closes the idle ones; resolves once the last connection has ended
+   * (in-flight requests finish). The shutdown sequence around it is src/shutdown.ts.
+   */
   close(): Promise<void>;
 }
 
 /** Listens on host:port (port 0: an ephemeral port). */
-export async function listen(app: App, host: string, port: number, shutdownTimeoutMs: number): Promise<RunningServer> {
+export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
   const server = http.createServer(app.koa.callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -75,16 +84,7 @@ export async function listen(app: App, host: string, port: number, shutdownTimeo
   return {
     server,
     url: `http://${shownHost}:${actualPort}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), shutdownTimeoutMs);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        // Keep-alive connections with no request in flight would hold close() open.
-        server.closeIdleConnections();
-      }),
+    // Node's close() also closes keep-alive connections that are idle at that moment.
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -33,6 +33,9 @@ export interface Config {
   /** Secret that signs download URLs; random per process when not set. */
   downloadUrlSecret: string | null;
   graphql: { introspection: boolean; landingPage: boolean };
+  /** After a stop signal: the listener stays open this long (readiness already failing), then closes. */
+  shutdownGraceMs: number;
+  /** After a stop signal: the bound of the whole shutdown; database work is ended shortly before it. */
   shutdownTimeoutMs: number;
   /** Every wait on the database is bounded; what runs out answers 503 (docs/faults.md). */
   database: DatabaseLimits;
@@ -137,7 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
     },
-    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    ...shutdown(env, production),
     database: databaseLimits(env),
     readinessTimeoutMs: int(env, 'READINESS_TIMEOUT_MS', 1000, 50, 60000),
   };
@@ -159,4 +162,14 @@ function databaseLimits(env: Env): DatabaseLimits {
     throw new ConfigError(`DATABASE_LOCK_TIMEOUT_MS (${limits.lockTimeoutMs}) must not be greater than DATABASE_STATEMENT_TIMEOUT_MS (${limits.statementTimeoutMs})`);
   }
   return limits;
+}
+
+function shutdown(env: Env, production: boolean): Pick<Config, 'shutdownGraceMs' | 'shutdownTimeoutMs'> {
+  const shutdownTimeoutMs = int(env, 'SHUTDOWN_TIMEOUT_MS', 10000, 100, 600000);
+  // Load balancers need a few probe periods to see readiness fail; a developer's Ctrl-C needs none.
+  const shutdownGraceMs = int(env, 'SHUTDOWN_GRACE_MS', production ? Math.min(5000, Math.floor(shutdownTimeoutMs / 2)) : 0, 0, 600000);
+  if (shutdownGraceMs >= shutdownTimeoutMs) {
+    throw new ConfigError(`SHUTDOWN_GRACE_MS must be less than SHUTDOWN_TIMEOUT_MS (${shutdownTimeoutMs}), got "${shutdownGraceMs}"`);
+  }
+  return { shutdownGraceMs, shutdownTimeoutMs };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
-import { ormConfig } from '../mikro-orm.config';
+import { SESSION_NAME, ormConfig } from '../mikro-orm.config';
 import type { Config, DatabaseLimits } from './config';
 import { isDatabaseUnavailable } from './errors';
 
@@ -125,9 +125,33 @@ export async function ensureDatabase(serverUrl: string, database: string): Promi
   if (!rows.length) await adminQuery(serverUrl, `create database "${database.replace(/"/g, '""')}"`);
 }
 
+/**
+ * Ends this process's work on the database: terminates its sessions (SESSION_NAME) that are not idle, a
+ * statement running or waiting on a lock, or a transaction open. Their requests fail at once with a
+ * connection error (answered 503) and their transactions roll back. The shutdown's last resort near its
+ * bound (src/shutdown.ts). Through a connection of its own, since the pool may be the thing that is stuck;
+ * ending sessions of one's own role needs no privilege. Returns how many were ended.
+ */
+export async function endBusySessions(url: string): Promise<number> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000, query_timeout: 1000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ ended: boolean }>(
+      `select pg_terminate_backend(pid) as ended from pg_stat_activity
+       where application_name = $1 and datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
+      [SESSION_NAME],
+    );
+    return rows.filter((r) => r.ended).length;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export interface Database {
   orm: MikroORM;
   url: string;
+  /** endBusySessions on this database. */
+  endBusySessions(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -210,9 +234,11 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
     await cluster?.stop();
     throw err;
   }
+  const opened = url;
   return {
     orm,
-    url,
+    url: opened,
+    endBusySessions: () => endBusySessions(opened),
     close: async () => {
       await orm.close(true);
       await cluster?.stop();

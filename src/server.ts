@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config';
 import { openDatabase } from './database';
 import { createLogger } from './logger';
 import { loadDemoData } from './seed/demo-data';
+import { shutDown } from './shutdown';
 
 function readConfig(): Config {
   try {
@@ -27,22 +28,43 @@ async function main(): Promise<void> {
     log.info(created ? 'demo data loaded' : 'demo data already present');
   }
   const app = await createApp({ config, orm: db.orm, log });
-  const running = await listen(app, config.host, config.port, config.shutdownTimeoutMs);
+  const running = await listen(app, config.host, config.port);
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return; // the sequence under way is already bounded
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
-    await running.close();
-    await app.stop();
-    await db.close();
-    log.info('stopped');
-    // pino buffers stdout: exiting before the flush would lose the last lines.
-    log.flush(() => process.exit(0));
+    log.info({ signal }, 'stop signal received');
+    // Whatever a request or the database does, the process is gone at SHUTDOWN_TIMEOUT_MS.
+    setTimeout(() => {
+      log.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown did not finish within SHUTDOWN_TIMEOUT_MS: exiting');
+      running.server.closeAllConnections();
+      log.flush(() => process.exit(1));
+      // A stdout that does not drain must not keep the process either.
+      setTimeout(() => process.exit(1), 100).unref();
+    }, config.shutdownTimeoutMs);
+    shutDown({
+      lifecycle: app.lifecycle,
+      running,
+      log,
+      graceMs: config.shutdownGraceMs,
+      timeoutMs: config.shutdownTimeoutMs,
+      endDatabaseWork: () => db.endBusySessions(),
+      release: async () => {
+        await app.stop();
+        await db.close();
+      },
+    }).then((answeredAll) => {
+      log.info(answeredAll ? 'stopped' : 'stopped, some connections cut at SHUTDOWN_TIMEOUT_MS');
+      // pino buffers stdout: exiting before the flush would lose the last lines.
+      log.flush(() => process.exit(answeredAll ? 0 : 1));
+    }, (err) => {
+      log.error({ err }, 'shutdown failed');
+      log.flush(() => process.exit(1));
+    });
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 
   const base = config.publicUrl;
   log.info({ url: running.url }, 'listening');

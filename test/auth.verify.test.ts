@@ -233,21 +233,34 @@ describe('Authentication: client address binding (client_ip)', () => {
   });
 });
 
-describe('Authentication: signing key rotation without a restart', () => {
+describe('Authentication: the built-in provider\'s keys, in process, and their rotation without a restart', () => {
   let r: TestApp;
-  let jwksFetches = 0;
+  let selfRequests = 0;
+  let keyLoads: jest.SpyInstance;
   beforeAll(async () => {
     r = await startTestApp({ AUTH_JWKS_COOLDOWN_MS: '0' });
     r.server.server.on('request', (req) => {
-      if (req.url === '/auth/jwks') jwksFetches++;
+      if (req.url === '/auth/jwks' || req.url === '/.well-known/openid-configuration') selfRequests++;
     });
+    keyLoads = jest.spyOn(IdentityProviderService.prototype, 'verificationKeys');
   });
-  afterAll(() => r.close());
+  afterAll(async () => {
+    await r.close();
+    keyLoads?.mockRestore();
+  });
 
-  it('keys are cached; an unknown kid refetches the JWKS; old and new tokens both verify', async () => {
+  it('tokens of the built-in provider are verified against its keys read in process, never fetched from itself over HTTP', async () => {
+    const token = await tokenFor(r.url, DEMO_USERS.architect);
+    expect((await request(r.url, 'GET', PROTECTED, { token })).status).toBe(200);
+    expect(keyLoads).toHaveBeenCalledTimes(1);
+    expect(selfRequests).toBe(0);
+  });
+
+  it('keys are cached; an unknown kid reloads them; old and new tokens both verify', async () => {
+    keyLoads.mockClear();
     const before = await tokenFor(r.url, DEMO_USERS.architect);
     for (let i = 0; i < 3; i++) expect((await request(r.url, 'GET', PROTECTED, { token: before })).status).toBe(200);
-    expect(jwksFetches).toBe(1);
+    expect(keyLoads).toHaveBeenCalledTimes(0);
 
     const rotated = await new IdentityProviderService(r.orm.em.fork(), r.config).rotateSigningKey();
     const after = await tokenFor(r.url, DEMO_USERS.architect);
@@ -255,10 +268,11 @@ describe('Authentication: signing key rotation without a restart', () => {
     expect(decodeProtectedHeader(after).kid).not.toBe(decodeProtectedHeader(before).kid);
 
     expect((await request(r.url, 'GET', PROTECTED, { token: after })).status).toBe(200);
-    expect(jwksFetches).toBe(2);
+    expect(keyLoads).toHaveBeenCalledTimes(1);
     expect((await request(r.url, 'GET', PROTECTED, { token: before })).status).toBe(200);
     expect((await request(r.url, 'GET', PROTECTED, { token: after })).status).toBe(200);
-    expect(jwksFetches).toBe(2);
+    expect(keyLoads).toHaveBeenCalledTimes(1);
+    expect(selfRequests).toBe(0);
 
     const jwks = await request(r.url, 'GET', '/auth/jwks');
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid).sort()).toEqual([decodeProtectedHeader(before).kid, rotated.kid].sort());

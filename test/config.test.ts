@@ -20,6 +20,17 @@ describe('configuration', () => {
     expect(c.seedDemo).toBe(false);
   });
 
+  it('keeps the listener open 5 s after a stop signal in production (at most half of SHUTDOWN_TIMEOUT_MS), not at all elsewhere', () => {
+    expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x' })).toMatchObject({ shutdownGraceMs: 5000, shutdownTimeoutMs: 10000 });
+    expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', SHUTDOWN_TIMEOUT_MS: '6000' })).toMatchObject({ shutdownGraceMs: 3000 });
+    expect(loadConfig({})).toMatchObject({ shutdownGraceMs: 0, shutdownTimeoutMs: 10000 });
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '2000', SHUTDOWN_TIMEOUT_MS: '3000' })).toMatchObject({ shutdownGraceMs: 2000, shutdownTimeoutMs: 3000 });
+  });
+
+  it('stops on a grace period that would not leave time to drain (SHUTDOWN_GRACE_MS >= SHUTDOWN_TIMEOUT_MS)', () => {
+    expect(() => loadConfig({ SHUTDOWN_GRACE_MS: '10000' })).toThrow('SHUTDOWN_GRACE_MS must be less than SHUTDOWN_TIMEOUT_MS (10000), got "10000"');
+  });
+
   it.each([
     ['PORT', 'abc', /^PORT must be a whole number/],
     ['PORT', '70000', /^PORT must be a whole number from 0 to 65535/],

@@ -31,11 +31,11 @@ describe('GET /readyz', () => {
 });
 
 describe('GET /readyz once shutdown has begun', () => {
-  it('answers 503 with Retry-After from markShuttingDown() on, while /healthz stays 200', async () => {
+  it('answers 503 with Retry-After once the lifecycle says shutting down, while /healthz stays 200', async () => {
     const s = await startTestApp();
     try {
       expect((await request(s.url, 'GET', '/readyz')).status).toBe(200);
-      s.app.readiness.markShuttingDown();
+      s.app.lifecycle.shuttingDown = true;
       const res = await request(s.url, 'GET', '/readyz');
       expect([res.status, res.headers.get('retry-after'), res.body]).toEqual([503, '5', { code: 503, message: 'The service is shutting down' }]);
       expect((await request(s.url, 'GET', '/healthz')).status).toBe(200);

@@ -1,5 +1,8 @@
+import net from 'node:net';
 import Router from '@koa/router';
 import type { AppState } from '../src/http/state';
+import { createLogger } from '../src/logger';
+import { shutDown } from '../src/shutdown';
 import { startTestApp, type TestApp } from './support/app';
 import { request } from './support/http';
 
@@ -27,5 +30,28 @@ describe('graceful shutdown', () => {
     expect(res.body).toEqual({ done: true });
     await closed;
     await expect(fetch(`${t.url}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('shutdown sequence (src/shutdown.ts)', () => {
+  it('cuts, at SHUTDOWN_TIMEOUT_MS, a connection whose request never completes (a client that stops sending its body), and reports it', async () => {
+    const t = await startTestApp();
+    try {
+      const { port } = new URL(t.url);
+      const client = net.connect(Number(port), '127.0.0.1');
+      const closed = new Promise<void>((resolve) => client.on('close', () => resolve()));
+      client.on('error', () => undefined);
+      client.write('POST /auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant_type=pa');
+      await new Promise((r) => setTimeout(r, 200));
+      const answeredAll = await shutDown({
+        lifecycle: t.app.lifecycle, running: t.server, log: createLogger({ logLevel: 'silent' }), graceMs: 0, timeoutMs: 1000,
+        endDatabaseWork: async () => 0,
+        release: async () => undefined,
+      });
+      expect(answeredAll).toBe(false);
+      await closed;
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { ServiceUnavailableError } from '../errors';
+import type { Lifecycle } from './lifecycle';
 
 /**
  * What `/readyz` answers (decisions.md section 8, docs/faults.md): ready while the database answers within
@@ -9,13 +10,12 @@ import { ServiceUnavailableError } from '../errors';
  * pool, so a saturated pool does not pull every instance out of the load balancer at once, while a database
  * that does not answer does.
  *
- * Shutdown calls `markShuttingDown()` first thing: from then on every check answers 503 at once.
+ * From the moment a shutdown begins (`lifecycle.shuttingDown`, src/shutdown.ts) every check answers 503 at once.
  */
 export class Readiness {
-  private shuttingDown = false;
   private readonly pool: Pool;
 
-  constructor(databaseUrl: string, private readonly timeoutMs: number) {
+  constructor(databaseUrl: string, private readonly timeoutMs: number, private readonly lifecycle: Lifecycle) {
     this.pool = new Pool({
       connectionString: databaseUrl,
       max: 1,
@@ -30,18 +30,9 @@ export class Readiness {
     this.pool.on('error', () => undefined);
   }
 
-  /** From now on the service is not ready, whatever the database says. Idempotent. */
-  markShuttingDown(): void {
-    this.shuttingDown = true;
-  }
-
-  get isShuttingDown(): boolean {
-    return this.shuttingDown;
-  }
-
   /** Resolves when ready; throws ServiceUnavailableError (503 + Retry-After) otherwise, within the bound. */
   async check(): Promise<void> {
-    if (this.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
+    if (this.lifecycle.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
@@ -53,7 +44,7 @@ export class Readiness {
     } finally {
       clearTimeout(timer);
     }
-    if (this.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
+    if (this.lifecycle.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
   }
 
   /** Closes the check's connection (at shutdown, after the HTTP server). */

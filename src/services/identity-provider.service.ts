@@ -156,12 +156,22 @@ export class IdentityProviderService {
     });
   }
 
-  /** Public keys that may still have live tokens: the active one and those retired within a token lifetime. */
-  async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
-    const since = new Date(Date.now() - (ACCESS_TOKEN_SECONDS + 600) * 1000);
-    let keys = await this.em.find(SigningKey, { $or: [{ retiredAt: null }, { retiredAt: { $gt: since } }] }, { orderBy: { createdAt: 'desc' } });
+  /** GET /auth/jwks: the verification keys, the signing key made first when there is none yet. */
+  async jwks(): Promise<{ keys: JWK[] }> {
+    let keys = await this.liveKeys();
     if (!keys.some((k) => !k.retiredAt)) keys = [await this.activeKey(), ...keys];
-    return { keys: keys.map((k) => k.publicJwk) };
+    return { keys: keys.map((k) => k.publicJwk as JWK) };
+  }
+
+  /** The public keys tokens are verified against (in process, token-verifier.ts); never makes one. */
+  async verificationKeys(): Promise<{ keys: JWK[] }> {
+    return { keys: (await this.liveKeys()).map((k) => k.publicJwk as JWK) };
+  }
+
+  /** Keys that may still have live tokens: the active one and those retired within a token lifetime. */
+  private liveKeys(): Promise<SigningKey[]> {
+    const since = new Date(Date.now() - (ACCESS_TOKEN_SECONDS + 600) * 1000);
+    return this.em.find(SigningKey, { $or: [{ retiredAt: null }, { retiredAt: { $gt: since } }] }, { orderBy: { createdAt: 'desc' } });
   }
 
   /** The OpenID discovery document. */

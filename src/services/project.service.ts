@@ -1,7 +1,7 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { NotFoundError, ValidationError, type FieldError } from '../errors';
 import { Membership, Project, ProjectManager, ProjectTrade, TradeList, User, type ConstructionType, type ResponseType } from '../entities';
-import { canSeeOrganization, visibleProject } from './access';
+import { archiveLock, canSeeOrganization, visibleProject } from './access';
 import type { CreateProjectInput } from './inputs/project.input';
 import { dayOf } from './inputs/rules';
 import { keysetPage, type Page } from './pagination';
@@ -167,7 +167,10 @@ export class ProjectService {
     return this.sc.em.transactional(async (em) => {
       const project = await visibleProject({ ...this.sc, em }, projectId);
       if (!project.archivedAt) {
-        // Conditional, so that two concurrent archives keep the first time.
+        // The time is taken once every write in flight has committed (archiveLock waits for them), so no
+        // row below the project is created after `archived_at`. Conditional, so that two concurrent
+        // archives keep the first time.
+        await archiveLock(em, project.id);
         const now = new Date();
         await em.nativeUpdate(Project, { id: project.id, archivedAt: null }, { archivedAt: now, updatedAt: now });
         await em.refresh(project);

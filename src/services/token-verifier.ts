@@ -1,6 +1,6 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config';
-import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError } from '../errors';
+import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError, toAppError } from '../errors';
 import { isUuid } from './uuid';
 
 /** What a verified access token says about its bearer. */
@@ -24,25 +24,32 @@ class KeysUnavailableError extends ServiceUnavailableError {
   }
 }
 
+/** The public keys of the built-in identity provider, read from the database. */
+export type OwnKeys = () => Promise<JSONWebKeySet>;
+
 /**
  * Verifies bearer tokens of the configured OpenID Connect provider: signature against its JWKS (found
  * through discovery unless configured; cached, refetched on an unknown `kid`), issuer, audience or
  * authorized party, time claims, the service scope and the client address binding.
+ * When the issuer is the built-in provider of this very service, its keys are read in process (`ownKeys`)
+ * instead of over HTTP from ourselves, which fails once the listener is closed at shutdown; they go
+ * through the same JWKS cache, so caching and refetching on an unknown `kid` follow the same rules.
  * One instance lives as long as the app, so the key cache does too.
  */
 export class TokenVerifier {
   private jwks: Promise<JWTVerifyGetKey> | null = null;
   private jwksFor = '';
 
-  constructor(private readonly config: Config) {}
+  constructor(private readonly config: Config, private readonly ownKeys: OwnKeys | null = null) {}
 
   /** The key resolver; shared by concurrent first requests, dropped when discovery fails so the next retries. */
   private keySet(): Promise<JWTVerifyGetKey> {
     const { issuer, jwksUrl } = this.config.auth;
-    const cacheKey = `${issuer}|${jwksUrl ?? ''}`;
+    const own = this.ownKeys !== null && jwksUrl === null && issuer === this.config.publicUrl;
+    const cacheKey = `${issuer}|${jwksUrl ?? ''}|${own}`;
     if (this.jwks && this.jwksFor === cacheKey) return this.jwks;
     this.jwksFor = cacheKey;
-    const pending = this.createKeySet(issuer, jwksUrl);
+    const pending = this.createKeySet(issuer, jwksUrl, own);
     this.jwks = pending;
     pending.catch(() => {
       if (this.jwks === pending) this.jwks = null;
@@ -50,17 +57,23 @@ export class TokenVerifier {
     return pending;
   }
 
-  private async createKeySet(issuer: string, jwksUrl: string | null): Promise<JWTVerifyGetKey> {
-    const url = jwksUrl ?? (await this.discoverJwksUrl(issuer));
-    const remote = createRemoteJWKSet(new URL(url), { cooldownDuration: this.config.auth.jwksCooldownMs, timeoutDuration: 5000 });
+  private async createKeySet(issuer: string, jwksUrl: string | null, own: boolean): Promise<JWTVerifyGetKey> {
+    const url = own ? `${issuer}/auth/jwks` : jwksUrl ?? (await this.discoverJwksUrl(issuer));
+    const ownKeys = this.ownKeys;
+    const remote = createRemoteJWKSet(new URL(url), {
+      cooldownDuration: this.config.auth.jwksCooldownMs,
+      timeoutDuration: 5000,
+      ...(own && ownKeys ? { [customFetch]: async () => new Response(JSON.stringify(await ownKeys()), { headers: { 'Content-Type': 'application/json' } }) } : {}),
+    });
     return async (header, token) => {
       try {
         return await remote(header, token);
       } catch (err) {
-        // Key selection failures are the token's fault (401/403 below); fetch failures are the provider's.
+        // Key selection failures are the token's fault (401/403 below); fetch failures are the provider's,
+        // or the database's (already a 503 of its own) for our own keys.
         if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys
           || err instanceof errors.JOSENotSupported || err instanceof errors.JOSEAlgNotAllowed) throw err;
-        throw new KeysUnavailableError(err);
+        throw toAppError(err) ?? new KeysUnavailableError(err);
       }
     };
   }

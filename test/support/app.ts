@@ -4,7 +4,9 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
 import { createApp, listen, type App, type RunningServer } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
+import { endBusySessions } from '../../src/database';
 import { createLogger } from '../../src/logger';
+import { shutDown } from '../../src/shutdown';
 import { createDatabaseFrom, dropDatabase } from './databases';
 
 /** A fresh database of the run: a copy of the migrated, seeded template. */
@@ -73,7 +75,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
   const log = createLogger(config, logTo);
   const app = await createApp({ config, orm, log });
   beforeListen?.(app);
-  const server = await listen(app, '127.0.0.1', 0, 2000);
+  const server = await listen(app, '127.0.0.1', 0);
   // Tokens are bound to the issuer; point it at the address this instance really listens on.
   if (!env.AUTH_ISSUER && !env.PUBLIC_URL) {
     config.publicUrl = server.url;
@@ -86,10 +88,16 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
     app,
     server,
     queries: new QueryCounter(orm),
+    // The service's own shutdown, without a grace period: a request a test left blocked is ended at 1.5 s.
     close: async () => {
-      await server.close();
-      await app.stop();
-      await orm.close(true);
+      await shutDown({
+        lifecycle: app.lifecycle, running: server, log, graceMs: 0, timeoutMs: 2000,
+        endDatabaseWork: () => endBusySessions(databaseUrl),
+        release: async () => {
+          await app.stop();
+          await orm.close(true);
+        },
+      });
     },
   };
 }
