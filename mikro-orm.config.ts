@@ -21,6 +21,8 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
       silent: true,
       tableName: 'mikro_orm_migrations',
     },
+    // rate_limit belongs to rate-limiter-flexible (src/rate-limiters.ts), not to an entity.
+    schemaGenerator: { skipTables: ['rate_limit'] },
     pool: { min: 0, max: 10, acquireTimeoutMillis: 5000 },
     // Fail fast when the server is down, so readiness and requests answer 503 instead of hanging.
     // jit off: short OLTP and aggregate queries lose more to JIT compilation than they gain.
