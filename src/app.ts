@@ -4,12 +4,15 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { errorsMiddleware } from './http/errors.middleware';
+import { rateLimit } from './http/rate-limit.middleware';
 import { requestContext } from './http/request-context.middleware';
 import type { AppState } from './http/state';
 import { authRoutes } from './rest/auth.routes';
 import { fileRoutes } from './rest/files.routes';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
+import { createRateLimiters } from './rate-limiters';
+import { LoginThrottle } from './services/login-throttle';
 import { TokenVerifier } from './services/token-verifier';
 import { graphqlRoutes } from './graphql/server';
 
@@ -32,18 +35,24 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // are whatever the client sent, and would let a stolen token pass the client_ip binding.
   const koa = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // errors are logged by errorsMiddleware, under the request id
+  const verifier = new TokenVerifier(config);
+  // Counters in the service's own database unless Redis or memory is configured (docs/rate-limits.md).
+  const limiters = await createRateLimiters(config.rateLimit, orm.config.get('clientUrl')!, log);
   koa.use(requestContext(orm, log));
   koa.use(errorsMiddleware());
+  koa.use(rateLimit(limiters, verifier));
   koa.use(healthRoutes(orm).routes());
-  if (config.auth.devProvider) koa.use(authRoutes(config).routes());
-  const verifier = new TokenVerifier(config);
+  if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
   koa.use(restRoutes(config, verifier).routes());
   koa.use(fileRoutes(config).routes());
   const graphql = await graphqlRoutes(config, verifier);
   koa.use(graphql.router.routes());
   return {
     koa,
-    stop: () => graphql.stop(),
+    stop: async () => {
+      await graphql.stop();
+      await limiters.stop();
+    },
   };
 }
 

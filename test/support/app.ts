@@ -42,6 +42,8 @@ export class QueryCounter {
 
 export interface TestApp {
   url: string;
+  /** Its database; another app started with `{ database: app.databaseUrl }` shares it. */
+  databaseUrl: string;
   config: Config;
   orm: MikroORM;
   app: App;
@@ -50,11 +52,30 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * Rate limits far above what any test sends from 127.0.0.1 (hundreds of requests and dozens of tokens per
+ * app); test/rate-limit.test.ts lowers them through `env`. The counters still go through the store.
+ */
+const UNLIMITED_IN_TESTS: Record<string, string> = {
+  RATE_LIMIT_API_POINTS: '1000000',
+  RATE_LIMIT_TOKEN_POINTS: '1000000',
+  LOGIN_MAX_FAILURES_PER_USER_ADDRESS: '1000000',
+  LOGIN_MAX_FAILURES_PER_USER: '1000000',
+  LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000',
+};
+
+export interface TestAppOptions {
+  /** Run over this database (another app's) instead of a fresh copy; it is not dropped at close. */
+  database?: string;
+}
+
 /** Starts the whole service on an ephemeral port over its own fresh database. */
-export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void): Promise<TestApp> {
-  const db = await freshDatabase(expect.getState().testPath?.split('/').pop()?.replace(/\.test\.ts$/, '') ?? 'app');
+export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void, options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.database
+    ? { url: options.database, drop: async () => undefined }
+    : await freshDatabase(expect.getState().testPath?.split('/').pop()?.replace(/\.test\.ts$/, '') ?? 'app');
   const orm = await MikroORM.init(ormConfig(db.url));
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: db.url, ...env });
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: db.url, ...UNLIMITED_IN_TESTS, ...env });
   const log = createLogger(config);
   const app = await createApp({ config, orm, log });
   beforeListen?.(app);
@@ -66,6 +87,7 @@ export async function startTestApp(env: Record<string, string> = {}, beforeListe
   }
   return {
     url: server.url,
+    databaseUrl: db.url,
     config,
     orm,
     app,
