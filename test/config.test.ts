@@ -30,8 +30,33 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of/],
     ['EMBEDDED_PG_PORT', '80', /^EMBEDDED_PG_PORT must be a whole number from 1024/],
     ['AUTH_ISSUER', 'ftp://idp', /^AUTH_ISSUER must be a http: or https: URL/],
+    ['REDIS_URL', 'http://cache:6379', /^REDIS_URL must be a redis: or rediss: URL/],
+    ['RATE_LIMIT_STORE', 'mongo', /^RATE_LIMIT_STORE must be one of postgres, redis, memory/],
+    ['RATE_LIMIT_API_POINTS', '0', /^RATE_LIMIT_API_POINTS must be a whole number from 1/],
+    ['RATE_LIMIT_TOKEN_WINDOW_SECONDS', '1.5', /^RATE_LIMIT_TOKEN_WINDOW_SECONDS must be a whole number/],
+    ['LOGIN_LOCKOUT_SECONDS', '-1', /^LOGIN_LOCKOUT_SECONDS must be a whole number/],
+    ['RATE_LIMIT_KEY_PREFIX', 'has space', /^RATE_LIMIT_KEY_PREFIX must be 1 to 64 letters/],
   ])('stops on a wrong %s (%s) with a line naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('rate limits: counters in PostgreSQL, limits no front end reaches, lockouts after 10 failed sign-ins', () => {
+    expect(loadConfig({}).rateLimit).toEqual({
+      store: 'postgres',
+      redisUrl: null,
+      keyPrefix: 'rl',
+      storeTimeoutMs: 500,
+      api: { points: 600, windowSeconds: 60 },
+      token: { points: 100, windowSeconds: 60 },
+      login: { maxFailuresPerUserAddress: 10, maxFailuresPerUser: 30, maxFailuresPerAddress: 100, failureWindowSeconds: 86400, lockoutSeconds: 900 },
+    });
+  });
+
+  it('rate limits: REDIS_URL moves the counters to Redis unless RATE_LIMIT_STORE says otherwise', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).rateLimit).toMatchObject({ store: 'redis', redisUrl: 'redis://cache:6379' });
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379', RATE_LIMIT_STORE: 'postgres' }).rateLimit.store).toBe('postgres');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'memory' }).rateLimit.store).toBe('memory');
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow('RATE_LIMIT_STORE=redis needs REDIS_URL');
   });
 });
