@@ -1,4 +1,5 @@
 import { run as auth } from './auth.bench';
+import { run as rateLimit } from './rate-limit.bench';
 import { run as statistics } from './statistics.bench';
 
 /**
@@ -7,6 +8,7 @@ import { run as statistics } from './statistics.bench';
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   auth,
+  'rate-limit': rateLimit,
   statistics,
 };
 
