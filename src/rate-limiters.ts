@@ -5,6 +5,7 @@ import {
   type IRateLimiterOptions, type RateLimiterAbstract, type RateLimiterRes,
 } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from './config';
+import type { RateLimitPolicy } from './errors';
 
 /** The operations of rate-limiter-flexible's limiters that we use, whatever the store. */
 export interface Limiter {
@@ -14,11 +15,7 @@ export interface Limiter {
 }
 
 /** A limiter with what RateLimit-Policy advertises of it (draft-ietf-httpapi-ratelimit-headers). */
-export interface Quota {
-  /** Policy name in the RateLimit-Policy and RateLimit headers. */
-  name: string;
-  points: number;
-  windowSeconds: number;
+export interface Quota extends RateLimitPolicy {
   /** How long a key stays refused once past its points (a lockout); 0: until its window ends. */
   blockSeconds: number;
   limiter: Limiter;

@@ -36,6 +36,8 @@ export class LoginThrottle {
           continue;
         }
         await this.settle(counters.slice(0, i).map(([q, k]) => q.limiter.reward(k)));
+        // Said once per lockout, by the attempt that started it (a flood would otherwise log every guess).
+        if (err.consumedPoints === quota.points + 1) this.log?.warn({ policy: quota.name, key }, 'sign-in lockout: too many failed attempts');
         // A guess racing the one that started the lockout may still read the window's end; the lockout is shorter.
         const waitMs = quota.blockSeconds ? Math.min(err.msBeforeNext, quota.blockSeconds * 1000) : err.msBeforeNext;
         const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
