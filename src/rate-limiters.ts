@@ -79,7 +79,8 @@ function throttledWarn(log: Logger, periodMs: number): (obj: object, msg: string
  * waits behind business queries for a connection, with statement and connection timeouts of its own.
  */
 function postgresStore(config: RateLimitConfig, databaseUrl: string, warn: ReturnType<typeof throttledWarn>): Store {
-  const timeout = Math.max(config.storeTimeoutMs * 4, 1000);
+  // Bounds what the sign-in counters may wait (three in a row); request quotas give up after storeTimeoutMs.
+  const timeout = Math.max(config.storeTimeoutMs * 2, 1000);
   const pool = new Pool({
     connectionString: databaseUrl,
     max: 5,
@@ -88,7 +89,7 @@ function postgresStore(config: RateLimitConfig, databaseUrl: string, warn: Retur
     allowExitOnIdle: true,
     connectionTimeoutMillis: timeout,
     statement_timeout: timeout,
-    query_timeout: timeout + 500,
+    query_timeout: timeout + 250,
     lock_timeout: timeout,
     application_name: 'tender-bff rate limits',
   });
@@ -118,6 +119,8 @@ async function redisStore(config: RateLimitConfig, log: Logger, warn: ReturnType
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: Math.max(config.storeTimeoutMs, 500),
+    // A Redis that stops answering must not hold the sign-in counters, which have no timeout wrapper.
+    commandTimeout: Math.max(config.storeTimeoutMs * 2, 1000),
     // ioredis waits this long for a closing connection, in full when the connection was already lost (its
     // timer then outlives stop()); counters need no graceful goodbye.
     disconnectTimeout: 100,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:net';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
@@ -334,15 +335,26 @@ describe('Redis store (REDIS_URL)', () => {
   });
 });
 
-describe('Redis store unreachable', () => {
-  let t: TestApp;
+describe('Redis store unreachable or not answering', () => {
+  let refused: TestApp;
+  let silent: TestApp;
+  let blackHole: Server;
   beforeAll(async () => {
-    // Nothing listens on this port of the range this test file may use.
-    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:55459', TRUST_PROXY: 'true', RATE_LIMIT_API_POINTS: '3' });
+    // Ports of the range this test file may use: nothing listens on 55459; 55458 accepts and never answers.
+    blackHole = createServer((socket) => socket.resume());
+    await new Promise<void>((resolve) => blackHole.listen(55458, '127.0.0.1', resolve));
+    const env = { TRUST_PROXY: 'true', RATE_LIMIT_API_POINTS: '3' };
+    refused = await startTestApp({ ...env, REDIS_URL: 'redis://127.0.0.1:55459' });
+    silent = await startTestApp({ ...env, REDIS_URL: 'redis://127.0.0.1:55458' });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await silent?.close();
+    await refused?.close();
+    await new Promise((resolve) => blackHole.close(resolve));
+  });
 
-  it('serves requests and keeps the quota in memory instead of answering 5xx', async () => {
+  it.each([['refused', () => refused], ['never answering', () => silent]])('%s: requests are served and the quota kept in memory, never a 5xx', async (_, app) => {
+    const t = app();
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await get(t, REST, '10.4.0.1')).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
