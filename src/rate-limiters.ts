@@ -144,8 +144,8 @@ async function redisStore(config: RateLimitConfig, log: Logger, warn: ReturnType
 /**
  * The limiters of the service on the configured store (rate-limiter-flexible). When the store fails or
  * does not answer within RATE_LIMIT_STORE_TIMEOUT_MS, the library's insurance limiter counts in this
- * process's memory with the same quotas: requests are neither refused nor delayed by a store outage, and
- * each instance still enforces the limits on its own.
+ * process's memory with the same quotas: a store outage refuses no request and delays one by at most that
+ * timeout, and each instance still enforces the limits on its own.
  */
 export async function createRateLimiters(config: RateLimitConfig, databaseUrl: string, log: Logger): Promise<RateLimiters> {
   const warn = throttledWarn(log, 30_000);

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { loadConfig } from '../src/config';
+import { TooManyRequestsError } from '../src/errors';
+import { createLogger } from '../src/logger';
+import { createRateLimiters } from '../src/rate-limiters';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { LoginThrottle } from '../src/services/login-throttle';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenRequest } from './support/auth';
 import { request, type HttpResponse } from './support/http';
@@ -112,6 +117,22 @@ describe('/auth/token: a lockout ends after LOGIN_LOCKOUT_SECONDS', () => {
     expectSlowDown(await signIn(t, DEMO_USERS.architect, DEMO_PASSWORD, address), 'login-user-address', 2);
     await sleep(2100);
     expect((await signIn(t, DEMO_USERS.architect, DEMO_PASSWORD, address)).status).toBe(200);
+  });
+});
+
+describe('/auth/token: a sign-in the database could not check is no failure', () => {
+  it('attempts given back as unchecked never lock the username out', async () => {
+    const config = loadConfig({ RATE_LIMIT_STORE: 'memory', LOGIN_MAX_FAILURES_PER_USER_ADDRESS: '2', LOGIN_MAX_FAILURES_PER_USER: '2', LOGIN_MAX_FAILURES_PER_ADDRESS: '2' });
+    const limiters = await createRateLimiters(config.rateLimit, '', createLogger(config));
+    const throttle = new LoginThrottle(limiters.login);
+    try {
+      for (let i = 0; i < 5; i++) await (await throttle.attempt(DEMO_USERS.architect, '10.0.0.1')).unchecked();
+      await throttle.attempt(DEMO_USERS.architect, '10.0.0.1');
+      await throttle.attempt(DEMO_USERS.architect, '10.0.0.1');
+      await expect(throttle.attempt(DEMO_USERS.architect, '10.0.0.1')).rejects.toBeInstanceOf(TooManyRequestsError);
+    } finally {
+      await limiters.stop();
+    }
   });
 });
 

@@ -66,9 +66,17 @@ export class IdentityProviderService {
     if (!req.scope || !req.scope.trim()) throw new OAuthError(400, 'invalid_request', 'scope is required');
     // Counted before the password is checked, so that concurrent guesses cannot pass the limit (429 when spent).
     const attempt = await this.throttle?.attempt(req.username, clientIp);
-    const user = await this.em.findOne(User, { email: req.username.trim().toLowerCase() });
-    // Verify against a dummy hash for unknown users too, so timing does not tell which accounts exist.
-    const ok = await verifyPassword(req.password, user?.passwordHash ?? DUMMY_HASH);
+    let user: User | null;
+    let ok: boolean;
+    try {
+      user = await this.em.findOne(User, { email: req.username.trim().toLowerCase() });
+      // Verify against a dummy hash for unknown users too, so timing does not tell which accounts exist.
+      ok = await verifyPassword(req.password, user?.passwordHash ?? DUMMY_HASH);
+    } catch (err) {
+      // A database outage is no failed sign-in: retries during it must not lock the user out.
+      await attempt?.unchecked();
+      throw err;
+    }
     if (!user || !user.passwordHash || !ok) throw new OAuthError(401, 'invalid_grant', 'Invalid user credentials');
     await attempt?.succeeded();
     const scope = req.scope.trim().split(/\s+/).join(' ');

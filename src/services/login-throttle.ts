@@ -47,6 +47,7 @@ export class LoginThrottle {
     return {
       // A right password is no failure: clear the consecutive ones, give the attempt back to the others.
       succeeded: () => this.settle(counters.map(([quota, key], i) => (i === 0 ? quota.limiter.delete(key) : quota.limiter.reward(key)))),
+      unchecked: () => this.settle(counters.map(([quota, key]) => quota.limiter.reward(key))),
     };
   }
 
@@ -71,4 +72,6 @@ export class LoginThrottle {
 export interface LoginAttempt {
   /** The password was right. */
   succeeded(): Promise<void>;
+  /** The password could not be checked (the database failed): the attempt counts as nothing. */
+  unchecked(): Promise<void>;
 }
