@@ -45,7 +45,8 @@ function report(label: string, sorted: number[]): void {
 
 export async function run(): Promise<void> {
   await withScratchDatabase('auth', 4, async (orm, url) => {
-    const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent' });
+    // Rate limits out of the way: this measures authentication (rate-limit.bench.ts measures the limiter).
+    const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_API_POINTS: '1000000000' });
     const app = await createApp({ config, orm, log: createLogger(config) });
     const probe = new Router<AppState>({ prefix: '/__bench' });
     const verifier = new TokenVerifier(config);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config';
 import { errorsMiddleware } from './http/errors.middleware';
 import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './http/lifecycle';
+import { rateLimit } from './http/rate-limit.middleware';
 import { requestContext } from './http/request-context.middleware';
 import type { AppState } from './http/state';
 import { authRoutes } from './rest/auth.routes';
@@ -12,7 +13,9 @@ import { fileRoutes } from './rest/files.routes';
 import { Readiness } from './http/readiness';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
+import { createRateLimiters } from './rate-limiters';
 import { IdentityProviderService } from './services/identity-provider.service';
+import { LoginThrottle } from './services/login-throttle';
 import { TokenVerifier } from './services/token-verifier';
 import { graphqlRoutes } from './graphql/server';
 
@@ -37,16 +40,19 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // are whatever the client sent, and would let a stolen token pass the client_ip binding.
   const koa = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // errors are logged by errorsMiddleware, under the request id
+  // The built-in provider's tokens are verified against its keys in process, never over HTTP from ourselves.
+  const ownKeys = config.auth.devProvider ? () => new IdentityProviderService(orm.em.fork(), config).verificationKeys() : null;
+  const verifier = new TokenVerifier(config, ownKeys);
+  // Counters in the service's own database unless Redis or memory is configured (docs/rate-limits.md).
+  const limiters = await createRateLimiters(config.rateLimit, orm.config.get('clientUrl')!, log);
   const lifecycle = createLifecycle();
   koa.use(closeConnectionsWhenStopping(lifecycle));
   koa.use(requestContext(orm, log));
   koa.use(errorsMiddleware());
+  koa.use(rateLimit(limiters, verifier));
   const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle);
   koa.use(healthRoutes(readiness).routes());
-  if (config.auth.devProvider) koa.use(authRoutes(config).routes());
-  // The built-in provider's tokens are verified against its keys in process, never over HTTP from ourselves.
-  const ownKeys = config.auth.devProvider ? () => new IdentityProviderService(orm.em.fork(), config).verificationKeys() : null;
-  const verifier = new TokenVerifier(config, ownKeys);
+  if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
   koa.use(restRoutes(config, verifier).routes());
   koa.use(fileRoutes(config).routes());
   const graphql = await graphqlRoutes(config, verifier);
@@ -57,6 +63,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     stop: async () => {
       await graphql.stop();
       await readiness.close();
+      await limiters.stop();
     },
   };
 }

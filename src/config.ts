@@ -37,6 +37,7 @@ export interface Config {
   shutdownGraceMs: number;
   /** After a stop signal: the bound of the whole shutdown; database work is ended shortly before it. */
   shutdownTimeoutMs: number;
+  rateLimit: RateLimitConfig;
   /** Every wait on the database is bounded; what runs out answers 503 (docs/faults.md). */
   database: DatabaseLimits;
   /** Longest a readiness check waits for the database before answering 503. */
@@ -58,6 +59,34 @@ export interface DatabaseLimits {
   idleInTransactionTimeoutMs: number;
   /** How long a start keeps retrying a database that does not answer. */
   startTimeoutMs: number;
+}
+
+export type RateLimitStore = 'postgres' | 'redis' | 'memory';
+
+/** Request quotas and sign-in lockouts (docs/rate-limits.md). */
+export interface RateLimitConfig {
+  /** Where counters live: PostgreSQL (shared by instances on one database), Redis, or this process. */
+  store: RateLimitStore;
+  redisUrl: string | null;
+  /** Prefix of every counter key, so that deployments (or test runs) can share one Redis. */
+  keyPrefix: string;
+  /** Longest wait for the store before counting in this process's memory instead. */
+  storeTimeoutMs: number;
+  /** Requests per caller (token `sub`; anonymous requests per client address) on REST and GraphQL. */
+  api: { points: number; windowSeconds: number };
+  /** Requests per client address to the token endpoint. */
+  token: { points: number; windowSeconds: number };
+  login: {
+    /** Consecutive failed sign-ins of one username from one address before a lockout. */
+    maxFailuresPerUserAddress: number;
+    /** Failed sign-ins of one username from any address before a lockout. */
+    maxFailuresPerUser: number;
+    /** Failed sign-ins from one address (any username) before the address is refused for a whole window. */
+    maxFailuresPerAddress: number;
+    /** How long a failed sign-in counts. */
+    failureWindowSeconds: number;
+    lockoutSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -143,6 +172,41 @@ export function loadConfig(env: Env = process.env): Config {
     ...shutdown(env, production),
     database: databaseLimits(env),
     readinessTimeoutMs: int(env, 'READINESS_TIMEOUT_MS', 1000, 50, 60000),
+    rateLimit: rateLimitConfig(env),
+  };
+}
+
+const DAY = 86400;
+
+function rateLimitConfig(env: Env): RateLimitConfig {
+  const redisUrl = url(env, 'REDIS_URL', null, ['redis:', 'rediss:']);
+  const store = oneOf<RateLimitStore>(env, 'RATE_LIMIT_STORE', redisUrl ? 'redis' : 'postgres', ['postgres', 'redis', 'memory']);
+  if (store === 'redis' && !redisUrl) throw new ConfigError('RATE_LIMIT_STORE=redis needs REDIS_URL');
+  const keyPrefix = str(env, 'RATE_LIMIT_KEY_PREFIX', 'rl');
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(keyPrefix)) {
+    throw new ConfigError(`RATE_LIMIT_KEY_PREFIX must be 1 to 64 letters, digits or _ . : -, got "${keyPrefix}"`);
+  }
+  // Windows stay below 24 days: the in-memory fallback keeps them in timers.
+  return {
+    store,
+    redisUrl,
+    keyPrefix,
+    storeTimeoutMs: int(env, 'RATE_LIMIT_STORE_TIMEOUT_MS', 500, 10, 60000),
+    api: {
+      points: int(env, 'RATE_LIMIT_API_POINTS', 600, 1, 1e9),
+      windowSeconds: int(env, 'RATE_LIMIT_API_WINDOW_SECONDS', 60, 1, DAY),
+    },
+    token: {
+      points: int(env, 'RATE_LIMIT_TOKEN_POINTS', 100, 1, 1e9),
+      windowSeconds: int(env, 'RATE_LIMIT_TOKEN_WINDOW_SECONDS', 60, 1, DAY),
+    },
+    login: {
+      maxFailuresPerUserAddress: int(env, 'LOGIN_MAX_FAILURES_PER_USER_ADDRESS', 10, 1, 1e9),
+      maxFailuresPerUser: int(env, 'LOGIN_MAX_FAILURES_PER_USER', 30, 1, 1e9),
+      maxFailuresPerAddress: int(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 100, 1, 1e9),
+      failureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', DAY, 1, 7 * DAY),
+      lockoutSeconds: int(env, 'LOGIN_LOCKOUT_SECONDS', 900, 1, DAY),
+    },
   };
 }
 

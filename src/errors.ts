@@ -91,9 +91,20 @@ export abstract class RetryLaterError extends AppError {
   }
 }
 
+/** A quota as advertised in the `RateLimit-Policy` header: at most `points` every `windowSeconds`. */
+export interface RateLimitPolicy {
+  name: string;
+  points: number;
+  windowSeconds: number;
+}
+
+/** A 429; with the policy that refused, src/http/rate-limit.middleware.ts also names it in the RateLimit headers. */
 export class TooManyRequestsError extends RetryLaterError {
   readonly status = 429;
   readonly code = 'RATE_LIMITED' as const;
+  constructor(message: string, retryAfterSeconds: number, readonly policy?: RateLimitPolicy) {
+    super(message, retryAfterSeconds);
+  }
 }
 
 export class ServiceUnavailableError extends RetryLaterError {

@@ -47,6 +47,12 @@ describe('configuration', () => {
     ['DATABASE_POOL_SIZE', '0', /^DATABASE_POOL_SIZE must be a whole number from 1/],
     ['DATABASE_START_TIMEOUT_MS', 'soon', /^DATABASE_START_TIMEOUT_MS must be a whole number/],
     ['READINESS_TIMEOUT_MS', '10', /^READINESS_TIMEOUT_MS must be a whole number from 50/],
+    ['REDIS_URL', 'http://cache:6379', /^REDIS_URL must be a redis: or rediss: URL/],
+    ['RATE_LIMIT_STORE', 'mongo', /^RATE_LIMIT_STORE must be one of postgres, redis, memory/],
+    ['RATE_LIMIT_API_POINTS', '0', /^RATE_LIMIT_API_POINTS must be a whole number from 1/],
+    ['RATE_LIMIT_TOKEN_WINDOW_SECONDS', '1.5', /^RATE_LIMIT_TOKEN_WINDOW_SECONDS must be a whole number/],
+    ['LOGIN_LOCKOUT_SECONDS', '-1', /^LOGIN_LOCKOUT_SECONDS must be a whole number/],
+    ['RATE_LIMIT_KEY_PREFIX', 'has space', /^RATE_LIMIT_KEY_PREFIX must be 1 to 64 letters/],
   ])('stops on a wrong %s (%s) with a line naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -80,5 +86,24 @@ describe('configuration', () => {
   it('refuses a lock timeout longer than the statement timeout, which could never fire', () => {
     expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '1000', DATABASE_LOCK_TIMEOUT_MS: '2000' }))
       .toThrow('DATABASE_LOCK_TIMEOUT_MS (2000) must not be greater than DATABASE_STATEMENT_TIMEOUT_MS (1000)');
+  });
+
+  it('rate limits: counters in PostgreSQL, limits no front end reaches, lockouts after 10 failed sign-ins', () => {
+    expect(loadConfig({}).rateLimit).toEqual({
+      store: 'postgres',
+      redisUrl: null,
+      keyPrefix: 'rl',
+      storeTimeoutMs: 500,
+      api: { points: 600, windowSeconds: 60 },
+      token: { points: 100, windowSeconds: 60 },
+      login: { maxFailuresPerUserAddress: 10, maxFailuresPerUser: 30, maxFailuresPerAddress: 100, failureWindowSeconds: 86400, lockoutSeconds: 900 },
+    });
+  });
+
+  it('rate limits: REDIS_URL moves the counters to Redis unless RATE_LIMIT_STORE says otherwise', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).rateLimit).toMatchObject({ store: 'redis', redisUrl: 'redis://cache:6379' });
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379', RATE_LIMIT_STORE: 'postgres' }).rateLimit.store).toBe('postgres');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'memory' }).rateLimit.store).toBe('memory');
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow('RATE_LIMIT_STORE=redis needs REDIS_URL');
   });
 });

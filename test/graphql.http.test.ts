@@ -14,7 +14,7 @@ let architect: string;
 const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  t = await startTestApp({ LOG_LEVEL: 'debug' }, undefined, { write: (line) => logLines.push(JSON.parse(line)) });
+  t = await startTestApp({ LOG_LEVEL: 'debug' }, undefined, { logTo: { write: (line) => logLines.push(JSON.parse(line)) } });
   architect = await tokenFor(t.url, 'architect@demo.test');
 });
 afterAll(() => t.close());

@@ -36,6 +36,16 @@ describe('GET /api/svc/v1/openapi.json', () => {
     expect([...documented].sort()).toEqual([...served].sort());
   });
 
+  it('declares on every operation the 429 of the rate limit, with Retry-After and the RateLimit headers', () => {
+    const operations = Object.values(doc.paths).flatMap((item) => METHODS.map((m) => (item as Record<string, any>)[m]).filter(Boolean)); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(operations.length).toBeGreaterThanOrEqual(35);
+    for (const op of operations) {
+      expect(Object.keys(op.responses['429'].headers).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+      expect(op.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+    }
+    expect(Object.keys(doc.components.headers)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit-Policy', 'RateLimit']));
+  });
+
   it('names the body fields in snake_case, as REST callers send them', () => {
     const create = doc.components.schemas.CreateProjectInput;
     expect(Object.keys(create.properties)).toEqual(expect.arrayContaining(['construction_type', 'trade_list_id', 'site_address', 'optional_dates']));

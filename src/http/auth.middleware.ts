@@ -1,7 +1,16 @@
 import { UnauthenticatedError } from '../errors';
 import { loadCaller } from '../services/caller.service';
-import type { TokenVerifier } from '../services/token-verifier';
+import type { TokenVerifier, VerifiedToken } from '../services/token-verifier';
 import type { AppContext, AppMiddleware } from './state';
+
+/**
+ * The request's bearer token, verified once however many times it is asked for: the rate limiter keys
+ * requests on its `sub` before authentication runs.
+ */
+export function verifiedToken(ctx: AppContext, verifier: TokenVerifier): Promise<VerifiedToken> {
+  ctx.state.token ??= verifier.verify(ctx.get('Authorization') || undefined, ctx.ip);
+  return ctx.state.token;
+}
 
 /**
  * Verifies the request's bearer token and sets `ctx.state.caller`; throws 401 or 403 (a 401 also sets
@@ -9,7 +18,7 @@ import type { AppContext, AppMiddleware } from './state';
  */
 export async function authenticateRequest(ctx: AppContext, verifier: TokenVerifier): Promise<void> {
   try {
-    const token = await verifier.verify(ctx.get('Authorization') || undefined, ctx.ip);
+    const token = await verifiedToken(ctx, verifier);
     ctx.state.caller = await loadCaller(ctx.state.em, token);
   } catch (err) {
     // RFC 6750: a 401 tells the client which scheme to use.

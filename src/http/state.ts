@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Caller } from '../services/caller';
+import type { VerifiedToken } from '../services/token-verifier';
 
 /** What every request carries through the middleware chain. */
 export interface AppState {
@@ -11,6 +12,8 @@ export interface AppState {
   em: EntityManager;
   /** Set by the authentication middleware on protected routes. */
   caller?: Caller;
+  /** The bearer token's verification, done once per request (see verifiedToken in auth.middleware.ts). */
+  token?: Promise<VerifiedToken>;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState>;

@@ -3,11 +3,12 @@ import type { Config } from '../config';
 import { formBody } from '../http/body.middleware';
 import type { AppState } from '../http/state';
 import { IdentityProviderService, OAuthError, type TokenRequest } from '../services/identity-provider.service';
+import type { LoginThrottle } from '../services/login-throttle';
 
 /** The development identity provider: token endpoint, JWKS and OpenID discovery. */
-export function authRoutes(config: Config): Router<AppState> {
+export function authRoutes(config: Config, throttle: LoginThrottle): Router<AppState> {
   const router = new Router<AppState>();
-  const idp = (ctx: { state: AppState }) => new IdentityProviderService(ctx.state.em, config);
+  const idp = (ctx: { state: AppState }) => new IdentityProviderService(ctx.state.em, config, throttle);
 
   const form = formBody();
   router.post('/auth/token', async (ctx, next) => {

@@ -7,6 +7,14 @@ import { camelToSnake } from '../services/validation';
 import { ALIAS_PREFIX, PREFIXES, type JsonSchema, type RouteDef } from './route';
 
 const REF = '#/components/schemas/';
+const HEADER_REF = '#/components/headers/';
+
+/** Response headers of the rate limits (draft-ietf-httpapi-ratelimit-headers), carried by every answer. */
+const RATE_LIMIT_HEADERS = {
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Policy': { description: 'The caller\'s quota: `"api";q=<requests>;w=<window seconds>`', schema: { type: 'string' } },
+  RateLimit: { description: 'What is left of it: `"api";r=<requests left>;t=<seconds until the window resets>`', schema: { type: 'string' } },
+};
 
 const converters: ISchemaConverters = {
   [ValidationTypes.CUSTOM_VALIDATION]: (meta) =>
@@ -105,6 +113,12 @@ export function buildOpenApi(routes: RouteDef[], serverUrl = '/'): JsonSchema {
     for (const status of [400, 401, 403, 404, ...(r.errors ?? [])]) {
       responses[status] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: `${REF}ErrorBody` } } } };
     }
+    // Every operation is rate limited per caller (src/http/rate-limit.middleware.ts, docs/rate-limits.md).
+    responses[429] = {
+      description: 'Too many requests from this caller: wait `Retry-After` seconds',
+      headers: { 'Retry-After': { $ref: `${HEADER_REF}Retry-After` }, 'RateLimit-Policy': { $ref: `${HEADER_REF}RateLimit-Policy` }, RateLimit: { $ref: `${HEADER_REF}RateLimit` } },
+      content: { 'application/json': { schema: { $ref: `${REF}ErrorBody` } } },
+    };
     const operation: Record<string, unknown> = {
       operationId: r.operationId,
       summary: r.summary,
@@ -149,6 +163,7 @@ export function buildOpenApi(routes: RouteDef[], serverUrl = '/'): JsonSchema {
     paths,
     components: {
       schemas,
+      headers: RATE_LIMIT_HEADERS,
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     },
   };

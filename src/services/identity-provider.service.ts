@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Config } from '../config';
 import { AuthSession, RefreshToken, SigningKey, User } from '../entities';
+import type { LoginThrottle } from './login-throttle';
 import { verifyPassword } from './password';
 
 export const ACCESS_TOKEN_SECONDS = 10800;
@@ -44,7 +45,8 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
  * the database and rotatable. Its tokens are verified like any external provider's (token-verifier.ts).
  */
 export class IdentityProviderService {
-  constructor(private readonly em: EntityManager, private readonly config: Config) {}
+  /** `throttle`: brute-force protection of the password grant; only the token endpoint needs it. */
+  constructor(private readonly em: EntityManager, private readonly config: Config, private readonly throttle: LoginThrottle | null = null) {}
 
   /** Answers POST /auth/token. */
   async token(req: TokenRequest, clientIp: string): Promise<TokenResponse> {
@@ -62,10 +64,21 @@ export class IdentityProviderService {
   private async passwordGrant(req: TokenRequest, clientIp: string): Promise<TokenResponse> {
     if (!req.username || !req.password) throw new OAuthError(400, 'invalid_request', 'username and password are required');
     if (!req.scope || !req.scope.trim()) throw new OAuthError(400, 'invalid_request', 'scope is required');
-    const user = await this.em.findOne(User, { email: req.username.trim().toLowerCase() });
-    // Verify against a dummy hash for unknown users too, so timing does not tell which accounts exist.
-    const ok = await verifyPassword(req.password, user?.passwordHash ?? DUMMY_HASH);
+    // Counted before the password is checked, so that concurrent guesses cannot pass the limit (429 when spent).
+    const attempt = await this.throttle?.attempt(req.username, clientIp);
+    let user: User | null;
+    let ok: boolean;
+    try {
+      user = await this.em.findOne(User, { email: req.username.trim().toLowerCase() });
+      // Verify against a dummy hash for unknown users too, so timing does not tell which accounts exist.
+      ok = await verifyPassword(req.password, user?.passwordHash ?? DUMMY_HASH);
+    } catch (err) {
+      // A database outage is no failed sign-in: retries during it must not lock the user out.
+      await attempt?.unchecked();
+      throw err;
+    }
     if (!user || !user.passwordHash || !ok) throw new OAuthError(401, 'invalid_grant', 'Invalid user credentials');
+    await attempt?.succeeded();
     const scope = req.scope.trim().split(/\s+/).join(' ');
     const session = this.em.create(AuthSession, { user, scope, clientIp });
     return this.issue(user, session, clientIp);
@@ -91,7 +104,7 @@ export class IdentityProviderService {
       if (stored.expiresAt.getTime() <= Date.now()) return new OAuthError(400, 'invalid_grant', 'Refresh token expired');
       if (!session.user.passwordHash) return new OAuthError(400, 'invalid_grant', 'The account can no longer sign in');
       stored.usedAt = new Date();
-      return new IdentityProviderService(em, this.config).issue(session.user, session, clientIp);
+      return new IdentityProviderService(em, this.config, this.throttle).issue(session.user, session, clientIp);
     });
     if (outcome instanceof OAuthError) throw outcome;
     return outcome;

@@ -44,6 +44,8 @@ export class QueryCounter {
 
 export interface TestApp {
   url: string;
+  /** Its database; another app started with `{ database: app.databaseUrl }` shares it. */
+  databaseUrl: string;
   config: Config;
   orm: MikroORM;
   app: App;
@@ -52,10 +54,31 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * Rate limits far above what any test sends from 127.0.0.1 (hundreds of requests and dozens of tokens per
+ * app); test/rate-limit.test.ts lowers them through `env`. The counters still go through the store.
+ */
+const UNLIMITED_IN_TESTS: Record<string, string> = {
+  RATE_LIMIT_API_POINTS: '1000000',
+  RATE_LIMIT_TOKEN_POINTS: '1000000',
+  LOGIN_MAX_FAILURES_PER_USER_ADDRESS: '1000000',
+  LOGIN_MAX_FAILURES_PER_USER: '1000000',
+  LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000',
+};
+
+export interface TestAppOptions {
+  /** Run over this database (another app's) instead of a fresh copy; it is not dropped at close. */
+  database?: string;
+  /** Receives the app's log lines. */
+  logTo?: { write(line: string): void };
+}
+
 /** Starts the whole service on an ephemeral port over its own fresh database; `logTo` receives its log lines. */
-export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void, logTo?: { write(line: string): void }): Promise<TestApp> {
-  const db = await freshDatabase(expect.getState().testPath?.split('/').pop()?.replace(/\.test\.ts$/, '') ?? 'app');
-  const t = await startAppOn(db.url, env, beforeListen, logTo);
+export async function startTestApp(env: Record<string, string> = {}, beforeListen?: (app: App) => void, options: TestAppOptions = {}): Promise<TestApp> {
+  const db = options.database
+    ? { url: options.database, drop: async () => undefined }
+    : await freshDatabase(expect.getState().testPath?.split('/').pop()?.replace(/\.test\.ts$/, '') ?? 'app');
+  const t = await startAppOn(db.url, env, beforeListen, options.logTo);
   return {
     ...t,
     close: async () => {
@@ -70,7 +93,7 @@ export async function startTestApp(env: Record<string, string> = {}, beforeListe
  * (the request pool gets its bounded waits from it, as in `npm start`).
  */
 export async function startAppOn(databaseUrl: string, env: Record<string, string> = {}, beforeListen?: (app: App) => void, logTo?: { write(line: string): void }): Promise<TestApp> {
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...env });
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...UNLIMITED_IN_TESTS, ...env });
   const orm = await MikroORM.init(ormConfig(databaseUrl, {}, config.database));
   const log = createLogger(config, logTo);
   const app = await createApp({ config, orm, log });
@@ -83,6 +106,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
   }
   return {
     url: server.url,
+    databaseUrl,
     config,
     orm,
     app,

@@ -1,0 +1,106 @@
+import 'reflect-metadata';
+import { performance } from 'node:perf_hooks';
+import Router from '@koa/router';
+import { Redis } from 'ioredis';
+import { createApp, listen } from '../src/app';
+import { loadConfig, type RateLimitStore } from '../src/config';
+import type { AppState } from '../src/http/state';
+import { createLogger } from '../src/logger';
+import { createRateLimiters } from '../src/rate-limiters';
+import { withScratchDatabase } from './support';
+
+/**
+ * Added latency of the rate limiter per request, for each store:
+ *  - in process: ROUNDS `consume()` calls of the API quota, what every request pays;
+ *  - HTTP: ROUNDS sequential anonymous GETs of a probe route answering 204, one app per store.
+ * The in-memory store is the baseline of the HTTP series (its consume costs microseconds).
+ * PostgreSQL: a scratch database (see support.ts). Redis: BENCH_REDIS_URL, else redis://127.0.0.1:6379
+ * when it answers (skipped otherwise); keys under a prefix of this run, deleted at the end. Loopback only.
+ */
+
+const ROUNDS = 1000;
+const WARM_UP = 100;
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+const fmt = (ms: number) => `${(ms * 1000).toFixed(0).padStart(6)} µs`;
+function report(label: string, xs: number[]): void {
+  const sorted = [...xs].sort((a, b) => a - b);
+  console.log(`rate-limit: ${label.padEnd(30)} median ${fmt(pct(sorted, 50))}  p95 ${fmt(pct(sorted, 95))}  p99 ${fmt(pct(sorted, 99))}  (n=${sorted.length})`);
+}
+
+async function reachableRedis(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+export async function run(): Promise<void> {
+  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const host = new URL(redisUrl).hostname;
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`the benchmark only uses a Redis on this machine, not ${host}`);
+  const stores: RateLimitStore[] = ['memory', 'postgres'];
+  if (await reachableRedis(redisUrl)) stores.push('redis');
+  else console.log(`rate-limit: no Redis at ${redisUrl}, redis store skipped`);
+  const prefix = `bench${process.pid}${Date.now()}`;
+
+  await withScratchDatabase('ratelimit', 4, async (orm, url) => {
+    const running = [];
+    try {
+      for (const store of stores) {
+        const config = loadConfig({
+          NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent',
+          RATE_LIMIT_STORE: store, REDIS_URL: store === 'redis' ? redisUrl : '', RATE_LIMIT_KEY_PREFIX: prefix,
+          RATE_LIMIT_API_POINTS: '1000000000',
+        });
+        const log = createLogger(config);
+        const limiters = await createRateLimiters(config.rateLimit, url, log);
+        const app = await createApp({ config, orm, log });
+        const probe = new Router<AppState>();
+        probe.get('/__bench/probe', (ctx) => { ctx.status = 204; });
+        app.koa.use(probe.routes());
+        const server = await listen(app, '127.0.0.1', 0);
+        running.push({ store, limiters, app, server });
+      }
+      // Interleaved, so that load from elsewhere on the machine weighs on every store alike.
+      const inProcess = running.map(() => [] as number[]);
+      const http = running.map(() => [] as number[]);
+      for (let i = 0; i < WARM_UP + ROUNDS; i++) {
+        for (const [s, r] of running.entries()) {
+          let started = performance.now();
+          await r.limiters.api.limiter.consume(`bench:${i % 50}`);
+          const consumed = performance.now() - started;
+          started = performance.now();
+          const res = await fetch(`${r.server.url}/__bench/probe`);
+          await res.arrayBuffer();
+          if (res.status !== 204) throw new Error(`probe answered ${res.status}`);
+          if (i < WARM_UP) continue;
+          inProcess[s].push(consumed);
+          http[s].push(performance.now() - started);
+        }
+      }
+      for (const [s, r] of running.entries()) report(`${r.store}: consume() in process`, inProcess[s]);
+      for (const [s, r] of running.entries()) report(`${r.store}: HTTP GET, anonymous`, http[s]);
+    } finally {
+      for (const r of running) {
+        await r.server.close();
+        await r.app.stop();
+        await r.limiters.stop();
+      }
+    }
+  });
+
+  if (stores.includes('redis')) {
+    const client = new Redis(redisUrl);
+    const keys = await client.keys(`${prefix}:*`);
+    if (keys.length) await client.del(...keys);
+    client.disconnect();
+  }
+}
