@@ -22,6 +22,10 @@ beforeAll(async () => {
   probe.get('/conflict', () => {
     throw new ConflictError('The project is archived');
   });
+  probe.get('/aborted', () => {
+    // What raw-body raises when a client goes away mid-body or sends less than its Content-Length.
+    throw Object.assign(new Error('request aborted'), { status: 400, expose: true, type: 'request.aborted' });
+  });
   probe.get('/crash', () => {
     throw new Error('select * from secret_table where password = 42');
   });
@@ -67,6 +71,11 @@ describe('error bodies', () => {
     const res = await request(t.url, 'POST', '/__probe/echo', { raw: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);
     expect(res.body.code).toBe(415);
+  });
+
+  it('400: a body the parser could not read in full (aborted, shorter than its Content-Length) is the caller\'s error, not a 500', async () => {
+    const res = await request(t.url, 'GET', '/__probe/aborted');
+    expect([res.status, res.body]).toEqual([400, { code: 400, message: 'The request body could not be read' }]);
   });
 
   it('accepts a JSON body under the limit', async () => {

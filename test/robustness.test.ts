@@ -1,3 +1,4 @@
+import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor, tokenRequest } from './support/auth';
@@ -253,5 +254,75 @@ describe('a body nested too deeply is refused', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+  });
+});
+
+describe('a request body is decoded as its Content-Encoding says', () => {
+  const json = (encoding: string) => ({ 'Content-Type': 'application/json', 'Content-Encoding': encoding });
+  const NOT_DECODED = 'The request body could not be decoded as its Content-Encoding says';
+  const UNSUPPORTED = 'The request body\'s Content-Encoding is not supported: use one of gzip, deflate, br, identity';
+  const trade = { name: 'Serrurerie', number: '09', short_name: 'SE' };
+  /** Every write of the interface that takes a body, with a valid body. */
+  const writes: Array<[string, string, unknown]> = [
+    ['POST', `${P}/projects`, project()],
+    ['POST', `${P}/projects/${PRJ.residence}/trades`, trade],
+    ['PUT', `${P}/projects/${PRJ.residence}/trades/${DEMO_IDS.projectTrades.residence['01']}`, trade],
+    ['POST', `${P}/projects/${PRJ.residence}/templates`, { trade_id: DEMO_IDS.projectTrades.residence['01'] }],
+    ['POST', `${P}/projects/${PRJ.residence}/templates/${TPL.residenceElectricite}/contractors`, { contractors: [{ name: 'Toitures Blanc', email: 'contact@toitures-blanc.fr' }] }],
+    ['POST', `${P}/organizations/switch`, { organization_id: ORG.atelierNord }],
+    ['POST', `${P}/pf/${USR.architect}/roles`, {}],
+    ['POST', `${P}/tools/ids-to-uuids`, { resources: [] }],
+    ['POST', `${I}/tools/uuids-to-ids`, { resources: [] }],
+  ];
+  const tables = ['project', 'project_trade', 'template', 'contractor', 'document'];
+  const counts = async () => Promise.all(tables.map(count));
+
+  it('answers 400 in the REST shape to every write whose body is not the gzip, deflate or br data it announces, and writes nothing', async () => {
+    const before = await counts();
+    for (const [method, path, body] of writes) {
+      const text = JSON.stringify(body);
+      for (const [encoding, raw] of [
+        ['gzip', Buffer.from(text)], ['deflate', Buffer.from(text)], ['br', Buffer.from(text)], ['gzip', gzipSync(text).subarray(0, 15)],
+      ] as const) {
+        const res = await request(t.url, method, path, { token: architect, raw, headers: json(encoding) });
+        expect([method, path, encoding, res.status]).toEqual([method, path, encoding, 400]);
+        expectBadBody(res, NOT_DECODED);
+      }
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it('answers 415 naming the supported codings, also in Accept-Encoding, to a coding it cannot decode', async () => {
+    for (const encoding of ['compress', 'zstd', 'x-gzip', 'gzip, gzip', 'unknown']) {
+      const res = await request(t.url, 'POST', `${P}/tools/ids-to-uuids`, { token: architect, raw: '{"resources":[]}', headers: json(encoding) });
+      expect([encoding, res.status, res.body]).toEqual([encoding, 415, { code: 415, message: UNSUPPORTED }]);
+      expect(res.headers.get('accept-encoding')).toBe('gzip, deflate, br, identity');
+    }
+  });
+
+  it('still reads a body really sent as gzip, deflate or br, whatever the letter case of the coding', async () => {
+    const text = JSON.stringify({ resources: [[]] });
+    for (const [encoding, raw] of [['gzip', gzipSync(text)], ['GZIP', gzipSync(text)], ['deflate', deflateSync(text)], [' br ', brotliCompressSync(text)], ['identity', Buffer.from(text)]] as const) {
+      const res = await request(t.url, 'POST', `${P}/tools/ids-to-uuids`, { token: architect, raw, headers: json(encoding) });
+      expect([encoding, res.status, res.body]).toEqual([encoding, 200, { resources: [[]] }]);
+    }
+  });
+
+  it('applies the 1 MiB limit to the decoded body: 2 KiB of gzip that inflate to 8 MiB are a 413', async () => {
+    const bomb = gzipSync(JSON.stringify({ resources: [['x'.repeat(8 * 1024 * 1024)]] }));
+    expect(bomb.length).toBeLessThan(16 * 1024);
+    const res = await request(t.url, 'POST', `${P}/tools/ids-to-uuids`, { token: architect, raw: bomb, headers: json('gzip') });
+    expect([res.status, res.body]).toEqual([413, { code: 413, message: 'The request body is larger than the limit of 1 MiB' }]);
+  });
+
+  it('answers the token endpoint in its OAuth 2 shape: 400 invalid_request for a form that does not decode, and for a coding it cannot decode', async () => {
+    const headers = (encoding: string) => ({ 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': encoding });
+    const form = `grant_type=password&client_id=svc-api&username=${DEMO_USERS.architect}&password=${DEMO_PASSWORD}&scope=svc`;
+    const garbage = await request(t.url, 'POST', '/auth/token', { raw: form, headers: headers('gzip') });
+    expect([garbage.status, garbage.body]).toEqual([400, { error: 'invalid_request', error_description: NOT_DECODED }]);
+    const unknown = await request(t.url, 'POST', '/auth/token', { raw: form, headers: headers('zstd') });
+    expect([unknown.status, unknown.body]).toEqual([415, { error: 'invalid_request', error_description: UNSUPPORTED }]);
+    const gzipped = await request(t.url, 'POST', '/auth/token', { raw: gzipSync(form), headers: headers('gzip') });
+    expect(gzipped.status).toBe(200);
   });
 });

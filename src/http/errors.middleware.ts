@@ -15,7 +15,8 @@ function fromHttpError(err: unknown): AppError | null {
     return new ValidationError([], 'The request body is not valid JSON');
   }
   if (status === 400 && e.type === 'entity.verify.failed') return new ValidationError([], 'The request body is not valid');
-  if (status === 400 && e.type === 'encoding.unsupported') return new UnsupportedMediaTypeError('Unsupported body encoding');
+  // Whatever else the body parser refuses: a body cut short of its Content-Length, a request aborted midway.
+  if (status === 400) return new ValidationError([], 'The request body could not be read');
   return null;
 }
 
