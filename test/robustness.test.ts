@@ -1,5 +1,7 @@
 import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { ALL_ROUTES } from '../src/rest';
+import { routePaths } from '../src/rest/mount';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor, tokenRequest } from './support/auth';
 import { gql } from './support/graphql';
@@ -324,5 +326,39 @@ describe('a request body is decoded as its Content-Encoding says', () => {
     expect([unknown.status, unknown.body]).toEqual([415, { error: 'invalid_request', error_description: UNSUPPORTED }]);
     const gzipped = await request(t.url, 'POST', '/auth/token', { raw: gzipSync(form), headers: headers('gzip') });
     expect(gzipped.status).toBe(200);
+  });
+});
+
+describe('unknown query parameters are a 400 on every operation, like unknown body fields', () => {
+  /** A path of the operation with well-formed parameters: unknown ids, so that nothing is found or changed. */
+  const pathOf = (path: string) => path
+    .replace(/\{\/:\w+\}/, '')
+    .replace(':siret', '73282932000074')
+    .replace(':tradeName', 'Plomberie')
+    .replace(/:\w+/g, UUID);
+  const withoutQuery = ALL_ROUTES.filter((r) => !r.query);
+
+  it('answers 400 naming each parameter as sent on the 31 operations that declare no query parameters', async () => {
+    expect(withoutQuery).toHaveLength(31);
+    for (const r of withoutQuery) {
+      const path = pathOf(routePaths(r)[0]);
+      const res = await request(t.url, r.method.toUpperCase(), `${path}?limit[0]=1&x=`, { token: architect });
+      expect([r.operationId, res.status]).toEqual([r.operationId, 400]);
+      expectInvalid(res, [{ field: 'limit[0]', message: NOT_ACCEPTED }, { field: 'x', message: NOT_ACCEPTED }]);
+    }
+  });
+
+  it('refuses the request whole: inviting contractors with a stray parameter invites nobody', async () => {
+    const [contractors, documents] = [await count('contractor'), await count('document')];
+    const res = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/templates/${TPL.residenceElectricite}/contractors?limit[0]=1`, {
+      token: architect, body: { contractors: [{ name: 'Toitures Blanc', email: 'contact@toitures-blanc.fr' }] },
+    });
+    expectInvalid(res, [{ field: 'limit[0]', message: NOT_ACCEPTED }]);
+    expect([await count('contractor'), await count('document')]).toEqual([contractors, documents]);
+  });
+
+  it('answers 400 for a parameter an operation with a query does not declare, or one sent twice', async () => {
+    expectInvalid(await request(t.url, 'GET', `${P}/projects?limit=1&page=2`, { token: architect }), [{ field: 'page', message: NOT_ACCEPTED }]);
+    expectInvalid(await request(t.url, 'GET', `${P}/projects?limit=1&limit=2`, { token: architect }), [{ field: 'limit', message: 'must be a string' }]);
   });
 });
