@@ -16,7 +16,8 @@ function contentDisposition(name: string): string {
 export function fileRoutes(config: Config): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/files/:fileId', async (ctx) => {
-    const file = await readSignedFile(ctx.state.em, config, ctx.params.fileId, ctx.query.expires, ctx.query.signature);
+    // The path and query as sent, not decoded: only the exact URL the service signed is served.
+    const file = await readSignedFile(ctx.state.em, config, ctx.path.slice('/files/'.length), ctx.querystring);
     ctx.type = file.contentType;
     ctx.set('Content-Disposition', contentDisposition(file.name));
     ctx.set('Cache-Control', 'private, no-store');
