@@ -362,3 +362,74 @@ describe('unknown query parameters are a 400 on every operation, like unknown bo
     expectInvalid(await request(t.url, 'GET', `${P}/projects?limit=1&limit=2`, { token: architect }), [{ field: 'limit', message: 'must be a string' }]);
   });
 });
+
+describe('a name is never blank', () => {
+  const BLANK = 'must not be blank';
+  /** Blank to a reader: spaces, tabs and newlines, no-break and ideographic spaces, zero-width and direction marks. */
+  const blanks = ['   ', ' \t\n', '\u00a0\u3000', '\u200b', '\ufeff\u200e'];
+  const trade = (extra: Record<string, unknown> = {}) => ({ name: 'Serrurerie', number: '09', short_name: 'SE', ...extra });
+  const TRADE = DEMO_IDS.projectTrades.residence['01'];
+
+  it('answers 400 naming the field for a blank project name, and creates nothing', async () => {
+    const projects = await count('project');
+    for (const name of blanks) {
+      expectInvalid(await request(t.url, 'POST', `${P}/projects`, { token: architect, body: project({ name }) }), [{ field: 'name', message: BLANK }]);
+    }
+    expect(await count('project')).toBe(projects);
+  });
+
+  it('answers 400 naming each field for a blank trade name, number or short name, on create and update', async () => {
+    const trades = await count('project_trade');
+    for (const value of blanks) {
+      const all = [{ field: 'name', message: BLANK }, { field: 'number', message: BLANK }, { field: 'short_name', message: BLANK }];
+      const blank = { name: value, number: value, short_name: value };
+      expectInvalid(await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/trades`, { token: architect, body: blank }), all);
+      expectInvalid(await request(t.url, 'PUT', `${P}/projects/${PRJ.residence}/trades/${TRADE}`, { token: architect, body: blank }), all);
+      expectInvalid(await request(t.url, 'PUT', `${P}/projects/${PRJ.residence}/trades/${TRADE}`, { token: architect, body: trade({ comment: value }) }), [{ field: 'comment', message: BLANK }]);
+    }
+    expect(await count('project_trade')).toBe(trades);
+    const [stored] = await sql<{ name: string }>('select name from project_trade where id = ?', [TRADE]);
+    expect(stored.name.trim()).not.toBe('');
+  });
+
+  it('answers 400 for a blank slice name, invited contractor name or partner role', async () => {
+    const templates = await count('template');
+    const slice = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/templates`, { token: architect, body: { trade_id: TRADE, slice_name: '  ' } });
+    expectInvalid(slice, [{ field: 'slice_name', message: BLANK }]);
+    expect(await count('template')).toBe(templates);
+    const contractors = await count('contractor');
+    const invite = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/templates/${TPL.residenceElectricite}/contractors`, {
+      token: architect, body: { contractors: [{ name: '\u200b', email: 'contact@toitures-blanc.fr', phone: ' ' }] },
+    });
+    expectInvalid(invite, [{ field: 'contractors.0.name', message: BLANK }, { field: 'contractors.0.phone', message: BLANK }]);
+    expect(await count('contractor')).toBe(contractors);
+    expectInvalid(await request(t.url, 'POST', `${P}/pf/${USR.architect}/roles`, { token: architect, body: { role: ' ' } }), [{ field: 'role', message: BLANK }]);
+  });
+
+  it('still accepts a name with spaces around visible characters, stored as sent', async () => {
+    const res = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/trades`, { token: architect, body: trade({ name: ' Serrurerie\u00a0' }) });
+    expect(res.status).toBe(201);
+    expect(res.body.trade.name).toBe(' Serrurerie\u00a0');
+  });
+
+  it('answers BAD_USER_INPUT naming the fields in GraphQL, from the same rule', async () => {
+    const projects = await count('project');
+    const created = await gql(t.url, architect, 'mutation($i: CreateProjectInput!) { createProject(input: $i) { id } }', {
+      i: { name: '   ', constructionType: 'public_building', managers: [{ id: USR.architect }], tradeListId: TL.standard, responseType: 'DPGF' },
+    });
+    expectBadUserInput(created, [{ field: 'name', message: BLANK }]);
+    expect(await count('project')).toBe(projects);
+    const trades = await count('project_trade');
+    const res = await gql(t.url, architect, 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { id } }', {
+      p: PRJ.residence, i: { name: '\t', number: ' ', shortName: '\u3000' },
+    });
+    expectBadUserInput(res, [{ field: 'name', message: BLANK }, { field: 'number', message: BLANK }, { field: 'shortName', message: BLANK }]);
+    expect(await count('project_trade')).toBe(trades);
+  });
+
+  it('documents the rule in the OpenAPI schemas', async () => {
+    const doc = (await request(t.url, 'GET', `${P}/openapi.json`)).body;
+    expect(doc.components.schemas.CreateProjectInput.properties.name).toMatchObject({ minLength: 1, pattern: '\\S' });
+    expect(doc.components.schemas.CreateProjectTradeInput.properties.short_name).toMatchObject({ pattern: '\\S' });
+  });
+});

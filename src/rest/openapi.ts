@@ -3,6 +3,7 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage');
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
+import { NOT_BLANK } from '../services/inputs/rules';
 import { camelToSnake } from '../services/validation';
 import { ALIAS_PREFIX, PREFIXES, type JsonSchema, type RouteDef } from './route';
 
@@ -10,7 +11,8 @@ const REF = '#/components/schemas/';
 
 const converters: ISchemaConverters = {
   [ValidationTypes.CUSTOM_VALIDATION]: (meta) =>
-    meta.name === 'isDateInput' ? { type: 'string', description: 'YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (no zone)' } : {},
+    meta.name === 'isDateInput' ? { type: 'string', description: 'YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (no zone)' }
+      : meta.name === NOT_BLANK ? { pattern: '\\S' } : {},
 };
 const schemaOptions = {
   refPointerPrefix: REF,
