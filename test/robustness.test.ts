@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 import { ALL_ROUTES } from '../src/rest';
@@ -315,6 +316,31 @@ describe('a request body is decoded as its Content-Encoding says', () => {
     expect(bomb.length).toBeLessThan(16 * 1024);
     const res = await request(t.url, 'POST', `${P}/tools/ids-to-uuids`, { token: architect, raw: bomb, headers: json('gzip') });
     expect([res.status, res.body]).toEqual([413, { code: 413, message: 'The request body is larger than the limit of 1 MiB' }]);
+  });
+
+  it('keeps a keep-alive connection usable after refusing a body midway: garbage announced as gzip, a chunked body over the limit', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { hostname, port } = new URL(t.url);
+    /** One request on the agent's single connection; a body given as chunks is sent without a Content-Length. */
+    const send = (method: string, path: string, headers: Record<string, string>, chunks: Buffer[] = []) => new Promise<string>((resolve) => {
+      const req = http.request({ host: hostname, port, method, path, headers: { Authorization: `Bearer ${architect}`, ...headers }, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(String(res.statusCode)));
+      });
+      req.on('error', (err) => resolve(err.message));
+      for (const chunk of chunks) req.write(chunk);
+      req.end();
+    });
+    try {
+      const garbage = Buffer.alloc(256 * 1024, 'x');
+      expect(await send('POST', `${P}/tools/ids-to-uuids`, { ...json('gzip'), 'Content-Length': String(garbage.length) }, [garbage])).toBe('400');
+      expect(await send('GET', '/healthz', {})).toBe('200');
+      const over = Array.from({ length: 24 }, () => Buffer.alloc(64 * 1024, ' '));
+      expect(await send('POST', `${P}/tools/ids-to-uuids`, { 'Content-Type': 'application/json' }, over)).toBe('413');
+      expect(await send('GET', '/healthz', {})).toBe('200');
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('answers the token endpoint in its OAuth 2 shape: 400 invalid_request for a form that does not decode, and for a coding it cannot decode', async () => {

@@ -31,8 +31,14 @@ function checkEncoding(ctx: AppContext): void {
  * The parser's own refusals carry an HTTP status (413, 415, 400 for bad JSON) and are mapped by the errors
  * middleware. An error without one comes from zlib or brotli: a body that is not the gzip, deflate or br
  * data its Content-Encoding announces, which is the caller's error, not ours.
+ *
+ * A parser that gives up midway leaves the rest of the body unread, and Node then drops the connection
+ * under the keep-alive client's next request: the rest is read and discarded, as Node does itself with a
+ * body no handler reads.
  */
-function onParseError(err: unknown): never {
+function onParseError(err: unknown, ctx: { req: NodeJS.ReadableStream }): never {
+  ctx.req.unpipe();
+  ctx.req.resume();
   const e = err as { status?: unknown; statusCode?: unknown };
   if (typeof e.status === 'number' || typeof e.statusCode === 'number') throw err;
   throw new ValidationError([], 'The request body could not be decoded as its Content-Encoding says');
