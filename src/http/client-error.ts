@@ -41,7 +41,8 @@ export function answerClientErrors(server: Server): void {
       `X-Request-Id: ${requestId}`,
       'Connection: close',
       '',
-      body,
+      // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), only the headers of one.
+      head.startsWith('HEAD ') ? '' : body,
     ].join('\r\n'));
   });
 }
