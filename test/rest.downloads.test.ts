@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { DOWNLOAD_URL_TTL_SECONDS, signedFileUrl } from '../src/services/file-url';
 import { startTestApp, type TestApp } from './support/app';
@@ -226,6 +227,17 @@ describe('GET /files/{fileId} (signed URLs of #16)', () => {
     expect((await fetchBytes(rewritten((p) => `/files/${p.id}?expires=${p.expires}&signature=${p.signature}`))).status).toBe(200);
     const res = await request(rewritten(change), 'GET', '');
     expect([res.status, res.body]).toEqual([403, { code: 403, message: 'The download link is not valid' }]);
+  });
+
+  it('answers 403 for the URL sent with a fragment, which fetch and browsers never send', async () => {
+    const target = rewritten((p) => `/files/${p.id}?expires=${p.expires}&signature=${p.signature}#`).slice(url.origin.length);
+    const status = await new Promise<number>((resolve, reject) => {
+      http.get({ host: url.hostname, port: url.port, path: target }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      }).on('error', reject);
+    });
+    expect(status).toBe(403);
   });
 
   it('answers 403 when the URL is moved to another file', async () => {
