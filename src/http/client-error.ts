@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { MalformedRequestError } from '../errors';
 import { errorPayload, errorSurface } from './errors.middleware';
 
-/** The status Node itself would answer for each parser error (431 for oversized headers, else 400). */
+/** The answer to a parser error: Node's own status (431, 408, 400), or 414 when the request line alone is too long. */
 function refusal(err: NodeJS.ErrnoException, requestLine: string | null, headerLimit: number): MalformedRequestError {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     // Node counts the request line in its header limit; a line that alone overflows it is a URL too long.
@@ -23,7 +23,9 @@ function refusal(err: NodeJS.ErrnoException, requestLine: string | null, headerL
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+    // Like Node's own handler: nothing to write to a closed socket, nor into an answer already started on it.
+    const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (err.code === 'ECONNRESET' || !socket.writable || answering) {
       socket.destroy();
       return;
     }
