@@ -432,6 +432,11 @@ describe('a name is never blank', () => {
     expectInvalid(await request(t.url, 'POST', `${P}/pf/${USR.architect}/roles`, { token: architect, body: { role: ' ' } }), [{ field: 'role', message: BLANK }]);
   });
 
+  it('answers 400 for a blank trade name or partner trade id in the paths of the trade mappings', async () => {
+    expectInvalid(await request(t.url, 'GET', `${I}/trades/mapping/%20%20`, { token: architect }), [{ field: 'tradeName', message: BLANK }]);
+    expectInvalid(await request(t.url, 'GET', `${I}/trades/mapping/partner/%E2%80%8B`, { token: architect }), [{ field: 'tradeId', message: BLANK }]);
+  });
+
   it('still accepts a name with spaces around visible characters, stored as sent', async () => {
     const res = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/trades`, { token: architect, body: trade({ name: ' Serrurerie\u00a0' }) });
     expect(res.status).toBe(201);
