@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import { answerClientErrors } from './http/client-error';
 import { errorsMiddleware } from './http/errors.middleware';
 import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './http/lifecycle';
 import { rateLimit } from './http/rate-limit.middleware';
@@ -81,6 +82,7 @@ export interface RunningServer {
 /** Listens on host:port (port 0: an ephemeral port). */
 export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
   const server = http.createServer(app.koa.callback());
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -84,6 +84,14 @@ export class UnsupportedMediaTypeError extends AppError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE' as const;
 }
 
+/** A request Node's HTTP parser refused before any middleware ran (400, 408, 414, 431). */
+export class MalformedRequestError extends AppError {
+  readonly code = 'BAD_USER_INPUT' as const;
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
 /** An answer the caller should retry later: carries the `Retry-After` seconds. */
 export abstract class RetryLaterError extends AppError {
   constructor(message: string, readonly retryAfterSeconds: number, options?: ErrorOptions) {

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import net from 'node:net';
 import Router from '@koa/router';
 import { ConflictError, NotFoundError, ValidationError } from '../src/errors';
 import { jsonBody } from '../src/http/body.middleware';
@@ -21,6 +23,10 @@ beforeAll(async () => {
   });
   probe.get('/conflict', () => {
     throw new ConflictError('The project is archived');
+  });
+  probe.get('/aborted', () => {
+    // What raw-body raises when a client goes away mid-body or sends less than its Content-Length.
+    throw Object.assign(new Error('request aborted'), { status: 400, expose: true, type: 'request.aborted' });
   });
   probe.get('/crash', () => {
     throw new Error('select * from secret_table where password = 42');
@@ -69,6 +75,11 @@ describe('error bodies', () => {
     expect(res.body.code).toBe(415);
   });
 
+  it('400: a body the parser could not read in full (aborted, shorter than its Content-Length) is the caller\'s error, not a 500', async () => {
+    const res = await request(t.url, 'GET', '/__probe/aborted');
+    expect([res.status, res.body]).toEqual([400, { code: 400, message: 'The request body could not be read' }]);
+  });
+
   it('accepts a JSON body under the limit', async () => {
     const res = await request(t.url, 'POST', '/__probe/echo', { body: { name: 'ok' } });
     expect(res.status).toBe(200);
@@ -100,6 +111,38 @@ describe('every endpoint answers errors in its own shape (decisions.md section 8
       expect(res.body).not.toHaveProperty('code');
       expect(typeof res.body.errors[0].message).toBe('string');
     }
+  });
+
+  it('answers what Node\'s HTTP parser refuses in the shape of the endpoint too: 414 URL too long, 431 headers too large, 400 not HTTP, no body to a HEAD', async () => {
+    const long = 'x'.repeat(20 * 1024);
+    const rest = await request(t.url, 'GET', `/api/svc/v1/projects?cursor=${long}`);
+    expect([rest.status, rest.body]).toEqual([414, { code: 414, message: 'The request URL is longer than the server accepts' }]);
+    expect(rest.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const { hostname, port } = new URL(t.url);
+    // node:http, unlike fetch, fails on a body after the head of an answer to HEAD.
+    const head = await new Promise<string>((resolve) => {
+      http.request({ host: hostname, port, method: 'HEAD', path: `/api/svc/v1/projects?cursor=${long}` }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(String(res.statusCode)));
+      }).on('error', (err) => resolve(err.message)).end();
+    });
+    expect(head).toBe('414');
+    const headers = await request(t.url, 'GET', '/api/svc/v1/projects', { headers: { 'X-Padding': long } });
+    expect([headers.status, headers.body]).toEqual([431, { code: 431, message: 'The request headers are larger than the server accepts' }]);
+    const graphql = await request(t.url, 'GET', `/graphql?query=${long}`);
+    expect([graphql.status, graphql.body]).toEqual([414, { errors: [{ message: 'The request URL is longer than the server accepts', extensions: { code: 'BAD_USER_INPUT' } }] }]);
+    const oauth = await request(t.url, 'POST', '/auth/token', { raw: 'grant_type=password', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Padding': long } });
+    expect([oauth.status, oauth.body]).toEqual([431, { error: 'invalid_request', error_description: 'The request headers are larger than the server accepts' }]);
+
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => socket.write('GET /api/svc/v1/projects HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => { text += chunk.toString(); });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(raw.split('\r\n\r\n')[1]).toBe(JSON.stringify({ code: 400, message: 'The request is not valid HTTP' }));
   });
 
   it('/auth/token answers 413 in the OAuth 2 shape', async () => {

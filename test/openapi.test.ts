@@ -65,4 +65,12 @@ describe('GET /api/svc/v1/docs', () => {
     expect(js.headers.get('content-type')).toContain('javascript');
     expect((await request(t.url, 'GET', '/api/svc/v1/docs/package.json')).status).toBe(404);
   });
+
+  it('answers 404 in the REST error shape for an asset named like a property every object inherits', async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+      const res = await request(t.url, 'GET', `/api/svc/v1/docs/${name}`);
+      expect([name, res.status, res.body]).toEqual([name, 404, { code: 404, message: `No operation at GET /api/svc/v1/docs/${name}` }]);
+      expect(res.headers.get('cache-control')).toBeNull();
+    }
+  });
 });

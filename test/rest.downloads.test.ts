@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { DOWNLOAD_URL_TTL_SECONDS, signedFileUrl } from '../src/services/file-url';
 import { startTestApp, type TestApp } from './support/app';
@@ -201,6 +202,42 @@ describe('GET /files/{fileId} (signed URLs of #16)', () => {
     const res = await request(altered(change), 'GET', '');
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ code: 403, message: 'The download link is not valid' });
+  });
+
+  /** The URL as the service wrote it, as a string: a URL object would normalise some of the changes below. */
+  const rewritten = (change: (parts: { id: string; expires: string; signature: string }) => string) => {
+    const [, id, expires, signature] = /\/files\/([^?]+)\?expires=(\d+)&signature=(.+)$/.exec(url.toString())!;
+    return `${url.origin}${change({ id, expires, signature })}`;
+  };
+  const percent = (c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`;
+
+  it.each<[string, (p: { id: string; expires: string; signature: string }) => string]>([
+    ['leading zeros before the expiry', (p) => `/files/${p.id}?expires=00${p.expires}&signature=${p.signature}`],
+    ['a digit of the expiry percent-encoded', (p) => `/files/${p.id}?expires=${percent(p.expires[0])}${p.expires.slice(1)}&signature=${p.signature}`],
+    ['a plus sign before the expiry', (p) => `/files/${p.id}?expires=%2B${p.expires}&signature=${p.signature}`],
+    ['the expiry written with an exponent', (p) => `/files/${p.id}?expires=${p.expires.slice(0, 1)}.${p.expires.slice(1)}e${p.expires.length - 1}&signature=${p.signature}`],
+    ['a character of the signature percent-encoded', (p) => `/files/${p.id}?expires=${p.expires}&signature=${percent(p.signature[0])}${p.signature.slice(1)}`],
+    ['the parameters in another order', (p) => `/files/${p.id}?signature=${p.signature}&expires=${p.expires}`],
+    ['a parameter repeated with the same value', (p) => `/files/${p.id}?expires=${p.expires}&expires=${p.expires}&signature=${p.signature}`],
+    ['an extra parameter', (p) => `/files/${p.id}?expires=${p.expires}&signature=${p.signature}&download=1`],
+    ['a trailing ampersand', (p) => `/files/${p.id}?expires=${p.expires}&signature=${p.signature}&`],
+    ['the file id in upper case', (p) => `/files/${p.id.toUpperCase()}?expires=${p.expires}&signature=${p.signature}`],
+    ['a character of the file id percent-encoded', (p) => `/files/${percent(p.id[0])}${p.id.slice(1)}?expires=${p.expires}&signature=${p.signature}`],
+  ])('answers 403 for the URL written otherwise than the service wrote it: %s', async (_case, change) => {
+    expect((await fetchBytes(rewritten((p) => `/files/${p.id}?expires=${p.expires}&signature=${p.signature}`))).status).toBe(200);
+    const res = await request(rewritten(change), 'GET', '');
+    expect([res.status, res.body]).toEqual([403, { code: 403, message: 'The download link is not valid' }]);
+  });
+
+  it('answers 403 for the URL sent with a fragment, which fetch and browsers never send', async () => {
+    const target = rewritten((p) => `/files/${p.id}?expires=${p.expires}&signature=${p.signature}#`).slice(url.origin.length);
+    const status = await new Promise<number>((resolve, reject) => {
+      http.get({ host: url.hostname, port: url.port, path: target }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      }).on('error', reject);
+    });
+    expect(status).toBe(403);
   });
 
   it('answers 403 when the URL is moved to another file', async () => {

@@ -1,4 +1,8 @@
+import http from 'node:http';
+import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { ALL_ROUTES } from '../src/rest';
+import { routePaths } from '../src/rest/mount';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor, tokenRequest } from './support/auth';
 import { gql } from './support/graphql';
@@ -253,5 +257,210 @@ describe('a body nested too deeply is refused', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+  });
+});
+
+describe('a request body is decoded as its Content-Encoding says', () => {
+  const json = (encoding: string) => ({ 'Content-Type': 'application/json', 'Content-Encoding': encoding });
+  const NOT_DECODED = 'The request body could not be decoded as its Content-Encoding says';
+  const UNSUPPORTED = 'The request body\'s Content-Encoding is not supported: use one of gzip, deflate, br, identity';
+  const trade = { name: 'Serrurerie', number: '09', short_name: 'SE' };
+  /** Every write of the interface that takes a body, with a valid body. */
+  const writes: Array<[string, string, unknown]> = [
+    ['POST', `${P}/projects`, project()],
+    ['POST', `${P}/projects/${PRJ.residence}/trades`, trade],
+    ['PUT', `${P}/projects/${PRJ.residence}/trades/${DEMO_IDS.projectTrades.residence['01']}`, trade],
+    ['POST', `${P}/projects/${PRJ.residence}/templates`, { trade_id: DEMO_IDS.projectTrades.residence['01'] }],
+    ['POST', `${P}/projects/${PRJ.residence}/templates/${TPL.residenceElectricite}/contractors`, { contractors: [{ name: 'Toitures Blanc', email: 'contact@toitures-blanc.fr' }] }],
+    ['POST', `${P}/organizations/switch`, { organization_id: ORG.atelierNord }],
+    ['POST', `${P}/pf/${USR.architect}/roles`, {}],
+    ['POST', `${P}/tools/ids-to-uuids`, { resources: [] }],
+    ['POST', `${I}/tools/uuids-to-ids`, { resources: [] }],
+  ];
+  const tables = ['project', 'project_trade', 'template', 'contractor', 'document'];
+  const counts = async () => Promise.all(tables.map(count));
+
+  it('answers 400 in the REST shape to every write whose body is not the gzip, deflate or br data it announces, and writes nothing', async () => {
+    const before = await counts();
+    for (const [method, path, body] of writes) {
+      const text = JSON.stringify(body);
+      for (const [encoding, raw] of [
+        ['gzip', Buffer.from(text)], ['deflate', Buffer.from(text)], ['br', Buffer.from(text)], ['gzip', gzipSync(text).subarray(0, 15)],
+      ] as const) {
+        const res = await request(t.url, method, path, { token: architect, raw, headers: json(encoding) });
+        expect([method, path, encoding, res.status]).toEqual([method, path, encoding, 400]);
+        expectBadBody(res, NOT_DECODED);
+      }
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it('answers 415 naming the supported codings, also in Accept-Encoding, to a coding it cannot decode', async () => {
+    for (const encoding of ['compress', 'zstd', 'x-gzip', 'gzip, gzip', 'unknown']) {
+      const res = await request(t.url, 'POST', `${P}/tools/ids-to-uuids`, { token: architect, raw: '{"resources":[]}', headers: json(encoding) });
+      expect([encoding, res.status, res.body]).toEqual([encoding, 415, { code: 415, message: UNSUPPORTED }]);
+      expect(res.headers.get('accept-encoding')).toBe('gzip, deflate, br, identity');
+    }
+  });
+
+  it('still reads a body really sent as gzip, deflate or br, whatever the letter case of the coding', async () => {
+    const text = JSON.stringify({ resources: [[]] });
+    for (const [encoding, raw] of [['gzip', gzipSync(text)], ['GZIP', gzipSync(text)], ['deflate', deflateSync(text)], [' br ', brotliCompressSync(text)], ['identity', Buffer.from(text)]] as const) {
+      const res = await request(t.url, 'POST', `${P}/tools/ids-to-uuids`, { token: architect, raw, headers: json(encoding) });
+      expect([encoding, res.status, res.body]).toEqual([encoding, 200, { resources: [[]] }]);
+    }
+  });
+
+  it('applies the 1 MiB limit to the decoded body: 2 KiB of gzip that inflate to 8 MiB are a 413', async () => {
+    const bomb = gzipSync(JSON.stringify({ resources: [['x'.repeat(8 * 1024 * 1024)]] }));
+    expect(bomb.length).toBeLessThan(16 * 1024);
+    const res = await request(t.url, 'POST', `${P}/tools/ids-to-uuids`, { token: architect, raw: bomb, headers: json('gzip') });
+    expect([res.status, res.body]).toEqual([413, { code: 413, message: 'The request body is larger than the limit of 1 MiB' }]);
+  });
+
+  it('keeps a keep-alive connection usable after refusing a body midway: garbage announced as gzip, a chunked body over the limit', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { hostname, port } = new URL(t.url);
+    /** One request on the agent's single connection; a body given as chunks is sent without a Content-Length. */
+    const send = (method: string, path: string, headers: Record<string, string>, chunks: Buffer[] = []) => new Promise<string>((resolve) => {
+      const req = http.request({ host: hostname, port, method, path, headers: { Authorization: `Bearer ${architect}`, ...headers }, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(String(res.statusCode)));
+      });
+      req.on('error', (err) => resolve(err.message));
+      for (const chunk of chunks) req.write(chunk);
+      req.end();
+    });
+    try {
+      const garbage = Buffer.alloc(256 * 1024, 'x');
+      expect(await send('POST', `${P}/tools/ids-to-uuids`, { ...json('gzip'), 'Content-Length': String(garbage.length) }, [garbage])).toBe('400');
+      expect(await send('GET', '/healthz', {})).toBe('200');
+      const over = Array.from({ length: 24 }, () => Buffer.alloc(64 * 1024, ' '));
+      expect(await send('POST', `${P}/tools/ids-to-uuids`, { 'Content-Type': 'application/json' }, over)).toBe('413');
+      expect(await send('GET', '/healthz', {})).toBe('200');
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('answers the token endpoint in its OAuth 2 shape: 400 invalid_request for a form that does not decode, and for a coding it cannot decode', async () => {
+    const headers = (encoding: string) => ({ 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': encoding });
+    const form = `grant_type=password&client_id=svc-api&username=${DEMO_USERS.architect}&password=${DEMO_PASSWORD}&scope=svc`;
+    const garbage = await request(t.url, 'POST', '/auth/token', { raw: form, headers: headers('gzip') });
+    expect([garbage.status, garbage.body]).toEqual([400, { error: 'invalid_request', error_description: NOT_DECODED }]);
+    const unknown = await request(t.url, 'POST', '/auth/token', { raw: form, headers: headers('zstd') });
+    expect([unknown.status, unknown.body]).toEqual([415, { error: 'invalid_request', error_description: UNSUPPORTED }]);
+    const gzipped = await request(t.url, 'POST', '/auth/token', { raw: gzipSync(form), headers: headers('gzip') });
+    expect(gzipped.status).toBe(200);
+  });
+});
+
+describe('unknown query parameters are a 400 on every operation, like unknown body fields', () => {
+  /** A path of the operation with well-formed parameters: unknown ids, so that nothing is found or changed. */
+  const pathOf = (path: string) => path
+    .replace(/\{\/:\w+\}/, '')
+    .replace(':siret', '73282932000074')
+    .replace(':tradeName', 'Plomberie')
+    .replace(/:\w+/g, UUID);
+  const withoutQuery = ALL_ROUTES.filter((r) => !r.query);
+
+  it('answers 400 naming each parameter as sent on the 31 operations that declare no query parameters', async () => {
+    expect(withoutQuery).toHaveLength(31);
+    for (const r of withoutQuery) {
+      const path = pathOf(routePaths(r)[0]);
+      const res = await request(t.url, r.method.toUpperCase(), `${path}?limit[0]=1&x=`, { token: architect });
+      expect([r.operationId, res.status]).toEqual([r.operationId, 400]);
+      expectInvalid(res, [{ field: 'limit[0]', message: NOT_ACCEPTED }, { field: 'x', message: NOT_ACCEPTED }]);
+    }
+  });
+
+  it('refuses the request whole: inviting contractors with a stray parameter invites nobody', async () => {
+    const [contractors, documents] = [await count('contractor'), await count('document')];
+    const res = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/templates/${TPL.residenceElectricite}/contractors?limit[0]=1`, {
+      token: architect, body: { contractors: [{ name: 'Toitures Blanc', email: 'contact@toitures-blanc.fr' }] },
+    });
+    expectInvalid(res, [{ field: 'limit[0]', message: NOT_ACCEPTED }]);
+    expect([await count('contractor'), await count('document')]).toEqual([contractors, documents]);
+  });
+
+  it('answers 400 for a parameter an operation with a query does not declare, or one sent twice', async () => {
+    expectInvalid(await request(t.url, 'GET', `${P}/projects?limit=1&page=2`, { token: architect }), [{ field: 'page', message: NOT_ACCEPTED }]);
+    expectInvalid(await request(t.url, 'GET', `${P}/projects?limit=1&limit=2`, { token: architect }), [{ field: 'limit', message: 'must be a string' }]);
+  });
+});
+
+describe('a name is never blank', () => {
+  const BLANK = 'must not be blank';
+  /** Blank to a reader: spaces, tabs and newlines, no-break and ideographic spaces, zero-width and direction marks. */
+  const blanks = ['   ', ' \t\n', '\u00a0\u3000', '\u200b', '\ufeff\u200e'];
+  const trade = (extra: Record<string, unknown> = {}) => ({ name: 'Serrurerie', number: '09', short_name: 'SE', ...extra });
+  const TRADE = DEMO_IDS.projectTrades.residence['01'];
+
+  it('answers 400 naming the field for a blank project name, and creates nothing', async () => {
+    const projects = await count('project');
+    for (const name of blanks) {
+      expectInvalid(await request(t.url, 'POST', `${P}/projects`, { token: architect, body: project({ name }) }), [{ field: 'name', message: BLANK }]);
+    }
+    expect(await count('project')).toBe(projects);
+  });
+
+  it('answers 400 naming each field for a blank trade name, number or short name, on create and update', async () => {
+    const trades = await count('project_trade');
+    for (const value of blanks) {
+      const all = [{ field: 'name', message: BLANK }, { field: 'number', message: BLANK }, { field: 'short_name', message: BLANK }];
+      const blank = { name: value, number: value, short_name: value };
+      expectInvalid(await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/trades`, { token: architect, body: blank }), all);
+      expectInvalid(await request(t.url, 'PUT', `${P}/projects/${PRJ.residence}/trades/${TRADE}`, { token: architect, body: blank }), all);
+      expectInvalid(await request(t.url, 'PUT', `${P}/projects/${PRJ.residence}/trades/${TRADE}`, { token: architect, body: trade({ comment: value }) }), [{ field: 'comment', message: BLANK }]);
+    }
+    expect(await count('project_trade')).toBe(trades);
+    const [stored] = await sql<{ name: string }>('select name from project_trade where id = ?', [TRADE]);
+    expect(stored.name.trim()).not.toBe('');
+  });
+
+  it('answers 400 for a blank slice name, invited contractor name or partner role', async () => {
+    const templates = await count('template');
+    const slice = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/templates`, { token: architect, body: { trade_id: TRADE, slice_name: '  ' } });
+    expectInvalid(slice, [{ field: 'slice_name', message: BLANK }]);
+    expect(await count('template')).toBe(templates);
+    const contractors = await count('contractor');
+    const invite = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/templates/${TPL.residenceElectricite}/contractors`, {
+      token: architect, body: { contractors: [{ name: '\u200b', email: 'contact@toitures-blanc.fr', phone: ' ' }] },
+    });
+    expectInvalid(invite, [{ field: 'contractors.0.name', message: BLANK }, { field: 'contractors.0.phone', message: BLANK }]);
+    expect(await count('contractor')).toBe(contractors);
+    expectInvalid(await request(t.url, 'POST', `${P}/pf/${USR.architect}/roles`, { token: architect, body: { role: ' ' } }), [{ field: 'role', message: BLANK }]);
+  });
+
+  it('answers 400 for a blank trade name or partner trade id in the paths of the trade mappings', async () => {
+    expectInvalid(await request(t.url, 'GET', `${I}/trades/mapping/%20%20`, { token: architect }), [{ field: 'tradeName', message: BLANK }]);
+    expectInvalid(await request(t.url, 'GET', `${I}/trades/mapping/partner/%E2%80%8B`, { token: architect }), [{ field: 'tradeId', message: BLANK }]);
+  });
+
+  it('still accepts a name with spaces around visible characters, stored as sent', async () => {
+    const res = await request(t.url, 'POST', `${P}/projects/${PRJ.residence}/trades`, { token: architect, body: trade({ name: ' Serrurerie\u00a0' }) });
+    expect(res.status).toBe(201);
+    expect(res.body.trade.name).toBe(' Serrurerie\u00a0');
+  });
+
+  it('answers BAD_USER_INPUT naming the fields in GraphQL, from the same rule', async () => {
+    const projects = await count('project');
+    const created = await gql(t.url, architect, 'mutation($i: CreateProjectInput!) { createProject(input: $i) { id } }', {
+      i: { name: '   ', constructionType: 'public_building', managers: [{ id: USR.architect }], tradeListId: TL.standard, responseType: 'DPGF' },
+    });
+    expectBadUserInput(created, [{ field: 'name', message: BLANK }]);
+    expect(await count('project')).toBe(projects);
+    const trades = await count('project_trade');
+    const res = await gql(t.url, architect, 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { id } }', {
+      p: PRJ.residence, i: { name: '\t', number: ' ', shortName: '\u3000' },
+    });
+    expectBadUserInput(res, [{ field: 'name', message: BLANK }, { field: 'number', message: BLANK }, { field: 'shortName', message: BLANK }]);
+    expect(await count('project_trade')).toBe(trades);
+  });
+
+  it('documents the rule in the OpenAPI schemas', async () => {
+    const doc = (await request(t.url, 'GET', `${P}/openapi.json`)).body;
+    expect(doc.components.schemas.CreateProjectInput.properties.name).toMatchObject({ minLength: 1, pattern: '\\S' });
+    expect(doc.components.schemas.CreateProjectTradeInput.properties.short_name).toMatchObject({ pattern: '\\S' });
   });
 });

@@ -15,7 +15,8 @@ function fromHttpError(err: unknown): AppError | null {
     return new ValidationError([], 'The request body is not valid JSON');
   }
   if (status === 400 && e.type === 'entity.verify.failed') return new ValidationError([], 'The request body is not valid');
-  if (status === 400 && e.type === 'encoding.unsupported') return new UnsupportedMediaTypeError('Unsupported body encoding');
+  // Whatever else the body parser refuses: a body cut short of its Content-Length, a request aborted midway.
+  if (status === 400) return new ValidationError([], 'The request body could not be read');
   return null;
 }
 
@@ -33,26 +34,27 @@ export function errorSurface(path: string): ErrorSurface {
   return 'rest';
 }
 
-/** RFC 6749 section 5.2 error codes, with decisions.md section 8's `slow_down` for 429. */
-const OAUTH_ERRORS: Record<number, string> = {
-  400: 'invalid_request', 401: 'invalid_client', 403: 'access_denied', 404: 'invalid_request', 413: 'invalid_request',
-  415: 'invalid_request', 429: 'slow_down', 503: 'temporarily_unavailable',
-};
+/**
+ * RFC 6749 section 5.2 error codes, with decisions.md section 8's `slow_down` for 429; any other refusal of
+ * the request (400, 404, 413, 414, 415, 431...) is `invalid_request`, a fault of ours `server_error`.
+ */
+const OAUTH_ERRORS = new Map([[401, 'invalid_client'], [403, 'access_denied'], [429, 'slow_down'], [503, 'temporarily_unavailable']]);
 
-function errorBody(surface: ErrorSurface, ctx: AppContext, err: AppError | null): unknown {
+/** The error body of an endpoint family; an unexpected error (null) carries the request id. */
+export function errorPayload(surface: ErrorSurface, err: AppError | null, requestId: string | undefined): unknown {
   const status = err?.status ?? 500;
   const message = err?.message ?? 'Internal server error';
   switch (surface) {
     case 'graphql': {
       const extensions: Record<string, unknown> = { code: err?.code ?? 'INTERNAL_SERVER_ERROR' };
       if (err instanceof ValidationError && err.errors.length) extensions.errors = err.errors;
-      if (!err) extensions.request_id = ctx.state.requestId;
+      if (!err) extensions.request_id = requestId;
       return { errors: [{ message, extensions }] };
     }
     case 'oauth':
-      return { error: OAUTH_ERRORS[status] ?? 'server_error', error_description: message };
+      return { error: OAUTH_ERRORS.get(status) ?? (status < 500 ? 'invalid_request' : 'server_error'), error_description: message };
     default:
-      return err ? { code: status, message, ...err.body() } : { code: 500, message, request_id: ctx.state.requestId };
+      return err ? { code: status, message, ...err.body() } : { code: 500, message, request_id: requestId };
   }
 }
 
@@ -67,7 +69,7 @@ export function writeError(ctx: AppContext, err: unknown): void {
     ctx.state.log?.error({ err }, 'unexpected error');
   }
   ctx.status = known?.status ?? 500;
-  ctx.body = errorBody(errorSurface(ctx.path), ctx, known);
+  ctx.body = errorPayload(errorSurface(ctx.path), known, ctx.state.requestId);
 }
 
 /** Maps every error below it, and unknown routes, to error bodies; nothing internal leaks. */

@@ -16,7 +16,11 @@ function contentDisposition(name: string): string {
 export function fileRoutes(config: Config): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/files/:fileId', async (ctx) => {
-    const file = await readSignedFile(ctx.state.em, config, ctx.params.fileId, ctx.query.expires, ctx.query.signature);
+    // The request target exactly as sent, not decoded, fragment included (ctx.path and ctx.querystring would
+    // drop one): only the URL the service signed is served.
+    const q = ctx.url.indexOf('?');
+    const [path, query] = q < 0 ? [ctx.url, ''] : [ctx.url.slice(0, q), ctx.url.slice(q + 1)];
+    const file = await readSignedFile(ctx.state.em, config, path.slice('/files/'.length), query);
     ctx.type = file.contentType;
     ctx.set('Content-Disposition', contentDisposition(file.name));
     ctx.set('Cache-Control', 'private, no-store');

@@ -55,9 +55,11 @@ export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppS
     ctx.body = DOCS_HTML;
   });
   const uiDir = path.dirname(createRequire(__filename).resolve('swagger-ui-dist/package.json'));
-  const assets: Record<string, string> = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'application/javascript' };
+  // A Map, not an object literal: the name comes from the URL, and `constructor` or `__proto__` would find
+  // what every object inherits.
+  const assets = new Map([['swagger-ui.css', 'text/css'], ['swagger-ui-bundle.js', 'application/javascript']]);
   router.get('/api/svc/v1/docs/:asset', async (ctx) => {
-    const type = assets[ctx.params.asset];
+    const type = assets.get(ctx.params.asset);
     if (!type) return;
     ctx.type = type;
     ctx.set('Cache-Control', 'public, max-age=86400');

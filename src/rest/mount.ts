@@ -4,7 +4,7 @@ import { authenticate } from '../http/auth.middleware';
 import type { AppMiddleware, AppState } from '../http/state';
 import type { Config } from '../config';
 import type { TokenVerifier } from '../services/token-verifier';
-import { validateInput, validateRestInput, withRestFieldNames } from '../services/validation';
+import { validateInput, validateRestInput, validateRestQuery, withRestFieldNames } from '../services/validation';
 import { ALIAS_PREFIX, PREFIXES, type RouteDef } from './route';
 
 /** The full paths an operation is served at. */
@@ -21,7 +21,7 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
   for (const r of routes) {
     const handler: AppMiddleware = async (ctx) => {
       const params = r.params ? await validateInput(r.params, { ...ctx.params }) : {};
-      const query = r.query ? await validateRestInput(r.query, { ...ctx.query }) : {};
+      const query = await validateRestQuery(r.query, ctx.query);
       let input: object = {};
       if (r.body) {
         // No body at all is validated as `{}`: optional bodies pass, required fields are named.

@@ -3,6 +3,7 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage');
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
+import { NOT_BLANK } from '../services/inputs/rules';
 import { camelToSnake } from '../services/validation';
 import { ALIAS_PREFIX, PREFIXES, type JsonSchema, type RouteDef } from './route';
 
@@ -18,7 +19,8 @@ const RATE_LIMIT_HEADERS = {
 
 const converters: ISchemaConverters = {
   [ValidationTypes.CUSTOM_VALIDATION]: (meta) =>
-    meta.name === 'isDateInput' ? { type: 'string', description: 'YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (no zone)' } : {},
+    meta.name === 'isDateInput' ? { type: 'string', description: 'YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (no zone)' }
+      : meta.name === NOT_BLANK ? { pattern: '\\S' } : {},
 };
 const schemaOptions = {
   refPointerPrefix: REF,

@@ -34,14 +34,26 @@ export function signedFileUrl(config: Config, fileId: string, expiresAt = new Da
   };
 }
 
-/** Throws 403 unless the signature is the service's for this file and expiry, and the expiry is not past. */
-export function verifyFileUrl(config: Config, fileId: string, expires: unknown, signature: unknown, now = new Date()): void {
+/**
+ * The one form of the URLs signedFileUrl writes. An HMAC over the parsed values would also accept the same
+ * values written otherwise (`expires=0001...`, `+1...`, `1e9`, a parameter repeated or added, an upper-case
+ * id): such a URL is not one the service gave, so it is altered, like any other change.
+ */
+const CANONICAL_QUERY = /^expires=([1-9]\d{0,11})&signature=([A-Za-z0-9_-]{43})$/;
+
+/**
+ * Throws 403 unless the URL is exactly one the service signed (`fileId` and `query` as they came, not
+ * decoded) and its expiry is not past.
+ */
+export function verifyFileUrl(config: Config, fileId: string, query: string, now = new Date()): void {
   const altered = new ForbiddenError('The download link is not valid');
-  if (!isUuid(fileId) || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') throw altered;
-  const expected = Buffer.from(fileSignature(config, fileId, Number(expires)));
-  const given = Buffer.from(signature);
+  const m = CANONICAL_QUERY.exec(query);
+  if (!m || !isUuid(fileId) || fileId !== fileId.toLowerCase()) throw altered;
+  const expires = Number(m[1]);
+  const expected = Buffer.from(fileSignature(config, fileId, expires));
+  const given = Buffer.from(m[2]);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw altered;
-  if (Number(expires) * 1000 <= now.getTime()) throw new ForbiddenError('The download link has expired');
+  if (expires * 1000 <= now.getTime()) throw new ForbiddenError('The download link has expired');
 }
 
 export interface StoredFile {
@@ -54,8 +66,8 @@ export interface StoredFile {
  * The file a signed URL names, read from the service's file storage. The signature is checked before
  * anything is read; the file may since have gone with its template (404).
  */
-export async function readSignedFile(em: EntityManager, config: Config, fileId: string, expires: unknown, signature: unknown): Promise<StoredFile> {
-  verifyFileUrl(config, fileId, expires, signature);
+export async function readSignedFile(em: EntityManager, config: Config, fileId: string, query: string): Promise<StoredFile> {
+  verifyFileUrl(config, fileId, query);
   const [row] = await em.execute<Array<{ name: string; content_type: string; content: Buffer }>>(
     'select name, content_type, content from document_file where id = ?', [fileId],
   );

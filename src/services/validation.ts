@@ -133,6 +133,17 @@ export function withRestFieldNames(err: unknown): never {
   throw err;
 }
 
+/**
+ * Validates a REST query string like a body: against the operation's query class, or, for an operation that
+ * declares none, as an empty one, so that any parameter is an unknown field (as sent: `limit[0]`).
+ */
+export async function validateRestQuery<T extends object>(cls: ClassConstructor<T> | undefined, query: Record<string, unknown>): Promise<T | Record<string, never>> {
+  if (cls) return validateRestInput(cls, { ...query });
+  const unknown = Object.keys(query);
+  if (unknown.length) throw new ValidationError(unknown.map((field) => ({ field, message: MESSAGES.whitelistValidation })));
+  return {};
+}
+
 /** Validates a snake_case REST body against a camelCase input class; errors name the fields as sent. */
 export async function validateRestInput<T extends object>(cls: ClassConstructor<T>, body: unknown): Promise<T> {
   try {

@@ -16,9 +16,32 @@ const compose = (...decorators: PropertyDecorator[]): PropertyDecorator => (targ
 export const Required = () => IsDefined({ message: 'is required' });
 /** May be absent or null. */
 export const Optional = () => IsOptional();
+/** Nothing a reader would see: white space, control and format characters (zero-width space, BOM, direction marks). */
+const BLANK = /^[\p{White_Space}\p{Cc}\p{Cf}]+$/u;
+export const isBlank = (value: unknown): boolean => typeof value === 'string' && BLANK.test(value);
+/** Named for the OpenAPI converter, which documents it as a pattern. */
+export const NOT_BLANK = 'isNotBlank';
+
+/** Not only blank characters; the empty string is IsNotEmpty's to refuse, so that it gets one message. */
+function NotBlank(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: NOT_BLANK,
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: 'must not be blank' },
+      validator: { validate: (value: unknown) => !isBlank(value) },
+    });
+}
+
+/**
+ * Text a person reads (names, numbers, comments) or a code: a string, neither empty nor blank ("   " is no
+ * name), of bounded length. Stored as sent, not trimmed.
+ */
 export const Text = (maxLength = 255) => compose(
   IsString({ message: 'must be a string' }),
   IsNotEmpty({ message: 'must not be empty' }),
+  NotBlank(),
   MaxLength(maxLength, { message: `must be at most ${maxLength} characters long` }),
 );
 export const Uuid = () => IsUUID('all', { message: 'must be a UUID' });
