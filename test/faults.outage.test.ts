@@ -6,6 +6,7 @@ import { gql } from './support/graphql';
 import { request, type HttpResponse } from './support/http';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
 import { expectServiceUnavailable } from './support/retry-later';
+import { queryRows } from './support/databases';
 
 const P = '/api/svc/v1';
 const PROJECT = DEMO_IDS.projects.residence;
@@ -89,14 +90,8 @@ async function lockProject(): Promise<{ waiting(): Promise<void>; release(): Pro
 }
 
 async function tradeNames(prefix: string): Promise<string[]> {
-  const client = new Client({ connectionString: dbUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string }>('select name from project_trade where name like $1 order by name', [`${prefix}%`]);
-    return rows.map((r) => r.name);
-  } finally {
-    await client.end();
-  }
+  const rows = await queryRows<{ name: string }>(dbUrl, 'select name from project_trade where name like $1 order by name', [`${prefix}%`]);
+  return rows.map((r) => r.name);
 }
 
 async function expectServedNormally(): Promise<void> {

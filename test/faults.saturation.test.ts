@@ -6,6 +6,7 @@ import { gql } from './support/graphql';
 import { request, type HttpResponse } from './support/http';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
 import { expectAnsweredTruthfully, expectServiceUnavailable } from './support/retry-later';
+import { queryRows } from './support/databases';
 
 const P = '/api/svc/v1';
 const PROJECT = DEMO_IDS.projects.residence;
@@ -55,14 +56,8 @@ const createTrade = (t: TestApp, token: string, name: string) =>
   request(t.url, 'POST', `${P}/projects/${PROJECT}/trades`, { token, body: { name, number: '90', short_name: 'ST' }, timeoutMs: HANG_MS });
 
 async function tradeNames(prefix: string): Promise<string[]> {
-  const client = new Client({ connectionString: dbUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string }>('select name from project_trade where name like $1 order by name', [`${prefix}%`]);
-    return rows.map((r) => r.name);
-  } finally {
-    await client.end();
-  }
+  const rows = await queryRows<{ name: string }>(dbUrl, 'select name from project_trade where name like $1 order by name', [`${prefix}%`]);
+  return rows.map((r) => r.name);
 }
 
 describe('a pool tied up by writes waiting on a locked row', () => {

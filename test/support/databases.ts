@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { adminQuery, withDatabase } from '../../src/database';
 
 export { adminQuery };
@@ -32,5 +33,16 @@ export async function sweepOldRunDatabases(serverUrl: string): Promise<void> {
   for (const { datname } of rows) {
     const started = Number(datname.split('_')[1]);
     if (Number.isFinite(started) && started < cutoff) await dropDatabase(serverUrl, datname);
+  }
+}
+
+/** One statement on a database of its own connection, outside any app's pool (what another client would see). */
+export async function queryRows<T = Record<string, unknown>>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
   }
 }
