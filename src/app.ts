@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import { corsMiddleware } from './http/cors.middleware';
 import { errorsMiddleware } from './http/errors.middleware';
 import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './http/lifecycle';
 import { requestContext } from './http/request-context.middleware';
@@ -40,6 +41,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const lifecycle = createLifecycle();
   koa.use(closeConnectionsWhenStopping(lifecycle));
   koa.use(requestContext(orm, log));
+  // Outside the errors middleware, so that every error answer (401, 429, 503) carries the CORS headers and a
+  // page can read it; inside the request context, so that a preflight has its request id and access log line.
+  koa.use(corsMiddleware(config.cors));
   koa.use(errorsMiddleware());
   const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle);
   koa.use(healthRoutes(readiness).routes());
