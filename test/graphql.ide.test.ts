@@ -38,6 +38,7 @@ describe('GET /graphql in a browser: the IDE page, from this service only', () =
   it('serves the page without a token, loading its scripts and styles from /graphql/ide/<build>/ and nowhere else', async () => {
     const res = await openInBrowser(t.url);
     expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect([res.headers.get('cache-control'), res.headers.get('vary')?.toLowerCase()]).toEqual(['no-cache', expect.stringContaining('accept')]);
     const urls = pageUrls(res.text);
     expect(urls).toEqual(expect.arrayContaining([expect.stringMatching(/^\/graphql\/ide\/[0-9a-f]{12}\/graphiql\.min\.js$/)]));
     for (const url of urls) expect(url).toMatch(/^(\/graphql\/ide\/[0-9a-f]{12}\/[a-z.-]+|data:,)$/);

@@ -136,6 +136,8 @@ export function createIde(config: Config): { page: AppMiddleware; asset: AppMidd
       const { html } = await currentBuild();
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-cache');
+      // The same URL answers JSON to a client that asks for it.
+      ctx.vary('Accept');
       ctx.set('Content-Security-Policy', PAGE_CSP);
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'no-referrer');
