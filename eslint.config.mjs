@@ -14,4 +14,9 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  // The IDE page's script runs in the browser, over the UMD globals of React and GraphiQL (src/graphql/ide).
+  {
+    files: ['src/graphql/ide/browser/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser, React: 'readonly', ReactDOM: 'readonly', GraphiQL: 'readonly' } },
+  },
 );

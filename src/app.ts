@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { answerClientErrors } from './http/client-error';
+import { corsMiddleware } from './http/cors.middleware';
 import { errorsMiddleware } from './http/errors.middleware';
 import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './http/lifecycle';
 import { rateLimit } from './http/rate-limit.middleware';
@@ -49,6 +50,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const lifecycle = createLifecycle();
   koa.use(closeConnectionsWhenStopping(lifecycle));
   koa.use(requestContext(orm, log));
+  // Outside the errors middleware, so that every error answer (401, 429, 503) carries the CORS headers and a
+  // page can read it; inside the request context, so that a preflight has its request id and access log line.
+  koa.use(corsMiddleware(config.cors));
   koa.use(errorsMiddleware());
   koa.use(rateLimit(limiters, verifier));
   const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle);

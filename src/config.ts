@@ -33,6 +33,8 @@ export interface Config {
   /** Secret that signs download URLs; random per process when not set. */
   downloadUrlSecret: string | null;
   graphql: { introspection: boolean; landingPage: boolean };
+  /** Web origins whose pages may call the service from a browser (docs/decisions.md, "Browsers"). */
+  cors: CorsSettings;
   /** After a stop signal: the listener stays open this long (readiness already failing), then closes. */
   shutdownGraceMs: number;
   /** After a stop signal: the bound of the whole shutdown; database work is ended shortly before it. */
@@ -87,6 +89,13 @@ export interface RateLimitConfig {
     failureWindowSeconds: number;
     lockoutSeconds: number;
   };
+}
+
+export interface CorsSettings {
+  /** Origins as browsers send them (`scheme://host[:port]`), or '*' for any origin. */
+  origins: string[] | '*';
+  /** Also any http(s) origin on localhost, 127.0.0.1 or [::1], whatever its port: the default outside production. */
+  loopback: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -169,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
     },
+    cors: corsSettings(env, production),
     ...shutdown(env, production),
     database: databaseLimits(env),
     readinessTimeoutMs: int(env, 'READINESS_TIMEOUT_MS', 1000, 50, 60000),
@@ -208,6 +218,36 @@ function rateLimitConfig(env: Env): RateLimitConfig {
       lockoutSeconds: int(env, 'LOGIN_LOCKOUT_SECONDS', 900, 1, DAY),
     },
   };
+}
+
+/**
+ * CORS_ORIGINS: a comma-separated list of origins, or `*`. Unset, development and tests allow the loopback origins
+ * (a front end's dev server on another port) and production allows none. Each entry is checked and written the way
+ * a browser sends its Origin header, so that a comparison of strings decides.
+ */
+function corsSettings(env: Env, production: boolean): CorsSettings {
+  const raw = str(env, 'CORS_ORIGINS', '').trim();
+  if (raw === '') return { origins: [], loopback: !production };
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new ConfigError(`CORS_ORIGINS must be either * or a list of origins, got "${raw}"`);
+    return { origins: '*', loopback: false };
+  }
+  const origins = entries.map((entry) => {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(entry);
+    } catch {
+      // reported below
+    }
+    const bare = parsed && ['http:', 'https:'].includes(parsed.protocol) && !parsed.username && !parsed.password
+      && parsed.pathname === '/' && !parsed.search && !parsed.hash && !entry.endsWith('?') && !entry.endsWith('#');
+    if (!parsed || !bare) {
+      throw new ConfigError(`CORS_ORIGINS must list origins such as https://app.example.com (scheme, host and port only), got "${entry}"`);
+    }
+    return parsed.origin;
+  });
+  return { origins: [...new Set(origins)], loopback: false };
 }
 
 /** Defaults and their reasons: docs/faults.md. Zero (PostgreSQL's "no limit") is refused on purpose. */

@@ -1,6 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import { GraphQLError, type ValidationRule } from 'graphql';
@@ -12,6 +11,7 @@ import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
+import { createIde, IDE_ASSETS_PATH } from './ide';
 import { graphqlSchema } from './schema';
 
 /** Limits against expensive queries (values documented in docs/decisions.md). */
@@ -72,11 +72,11 @@ const noSubscriptionsOverHttp: ValidationRule = (context) => ({
 
 /**
  * A browser navigating to /graphql: a GET that prefers HTML to JSON (negotiated as Apollo does: accepting any
- * type, as curl does, means JSON) and carries no operation at all. Only this request may go without a token,
- * and Apollo answers it with the landing page before any context or operation exists.
+ * type, as curl does, means JSON) and carries no operation at all. Only this request may go without a token: it
+ * gets the IDE page (src/graphql/ide), and nothing reaches Apollo.
  */
-function isLandingPageRequest(ctx: AppContext, config: Config): boolean {
-  return config.graphql.landingPage && ctx.method === 'GET'
+function isLandingPageRequest(ctx: AppContext): boolean {
+  return ctx.method === 'GET'
     && ctx.accepts('application/json', 'application/graphql-response+json', 'text/html') === 'text/html'
     && ['query', 'extensions', 'operationName', 'variables'].every((name) => ctx.query[name] === undefined);
 }
@@ -101,7 +101,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
       ...(protection.plugins as ApolloServerPlugin<Context>[]),
       errorsPlugin,
       retryLaterPlugin<Context>(),
-      config.graphql.landingPage ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
+      // Apollo's own landing page loads its IDE and fonts from the internet: ours is served below.
+      ApolloServerPluginLandingPageDisabled(),
     ],
     validationRules: [...protection.validationRules, noSubscriptionsOverHttp],
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
@@ -121,7 +122,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
   // The integration is ESM-only and types ApolloServer from the ESM build; ours is the CommonJS one.
   const apollo = koaMiddleware(server as never, {
     context: async ({ ctx }: { ctx: { state: AppState } }) => {
-      // Unreachable without a caller: authenticate() ran, or Apollo answered the landing page without a context.
+      // Unreachable without a caller: every request that reaches Apollo went through authenticate().
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
       return {
         ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config }),
@@ -134,9 +135,11 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
   // A request without a valid token is answered before any field runs; the errors middleware writes it in
   // GraphQL's shape (src/http/errors.middleware.ts).
   const authenticate: AppMiddleware = async (ctx, next) => {
-    if (!isLandingPageRequest(ctx, config)) await authenticateRequest(ctx, verifier);
+    await authenticateRequest(ctx, verifier);
     return next();
   };
+  const ide = config.graphql.landingPage ? createIde(config) : null;
+  const idePage: AppMiddleware = (ctx, next) => (ide && isLandingPageRequest(ctx) ? ide.page(ctx, next) : next());
 
   const router = new Router<AppState>();
   // Apollo's middleware goes on to the next layer after answering: the method check comes first.
@@ -145,6 +148,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     return next();
   });
   router.post('/graphql', authenticate, jsonBody(), apollo);
-  router.get('/graphql', authenticate, apollo);
+  router.get('/graphql', idePage, authenticate, apollo);
+  if (ide) router.get(`${IDE_ASSETS_PATH}/:build/:file`, ide.asset);
   return { router, stop: () => server.stop() };
 }

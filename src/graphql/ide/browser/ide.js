@@ -1,0 +1,116 @@
+/*
+ * The GraphQL IDE page (served by src/graphql/ide/index.ts): a bar to sign in with the development identity provider
+ * or to paste a bearer token, over GraphiQL. Every request GraphiQL sends, the schema's introspection included,
+ * carries that token as `Authorization: Bearer`, unless the headers editor sets Authorization itself.
+ * Plain browser script over the UMD globals React, ReactDOM and GraphiQL: no build step.
+ */
+(function () {
+  'use strict';
+
+  const config = JSON.parse(document.getElementById('ide-config').textContent);
+  // Per tab and gone with the browser session: the token is short-lived and bound to this machine's address anyway.
+  const TOKEN_KEY = 'tender-bff.ide.token';
+  const status = document.getElementById('ide-status');
+  const signOut = document.getElementById('ide-sign-out');
+  const signIn = document.getElementById('ide-sign-in');
+  const tokenForm = document.getElementById('ide-token');
+  const root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  let token = sessionStorage.getItem(TOKEN_KEY) || '';
+
+  /** What the token says of itself (for the status line only; the service verifies it). */
+  function claims(jwt) {
+    try {
+      const payload = jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+      return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(payload), (c) => c.charCodeAt(0))));
+    } catch {
+      return {};
+    }
+  }
+
+  function hasAuthorization(headers) {
+    return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  }
+
+  /** A new fetcher per token: GraphiQL fetches the schema again whenever its fetcher changes. */
+  function fetcherFor(currentToken) {
+    return async function fetcher(params, options) {
+      const headers = { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json, application/json' };
+      Object.assign(headers, options && options.headers);
+      if (currentToken && !hasAuthorization(headers)) headers.Authorization = 'Bearer ' + currentToken;
+      const response = await fetch(config.endpoint, { method: 'POST', headers, body: JSON.stringify(params) });
+      return response.json();
+    };
+  }
+
+  function render() {
+    root.render(React.createElement(GraphiQL, {
+      fetcher: fetcherFor(token),
+      defaultQuery: config.exampleQuery,
+      shouldPersistHeaders: false,
+    }));
+  }
+
+  function showStatus(message, isError) {
+    status.textContent = message;
+    status.className = isError ? 'ide-error' : '';
+  }
+
+  function showSignedIn() {
+    signOut.hidden = !token;
+    if (!token) {
+      showStatus('Not signed in: the schema and every operation need a bearer token.', false);
+      return;
+    }
+    const { email, sub, exp } = claims(token);
+    const until = exp ? ' until ' + new Date(exp * 1000).toLocaleTimeString() : '';
+    showStatus('Authorization: Bearer token of ' + (email || sub || 'an unknown user') + until + '.', false);
+  }
+
+  function useToken(value) {
+    token = value;
+    if (token) sessionStorage.setItem(TOKEN_KEY, token);
+    else sessionStorage.removeItem(TOKEN_KEY);
+    showSignedIn();
+    render();
+  }
+
+  if (signIn) {
+    signIn.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const form = new FormData(signIn);
+      const body = new URLSearchParams({
+        grant_type: 'password',
+        client_id: config.clientId,
+        username: String(form.get('username')),
+        password: String(form.get('password')),
+        scope: config.scope,
+      });
+      showStatus('Signing in...', false);
+      try {
+        const response = await fetch(config.tokenEndpoint, { method: 'POST', body });
+        const answer = await response.json();
+        if (!response.ok) {
+          showStatus('Sign-in refused: ' + (answer.error_description || answer.error || response.status), true);
+          return;
+        }
+        signIn.reset();
+        useToken(answer.access_token);
+      } catch (err) {
+        showStatus('Sign-in failed: ' + err.message, true);
+      }
+    });
+  }
+
+  tokenForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const field = tokenForm.elements.namedItem('token');
+    const value = field.value.trim().replace(/^Bearer\s+/i, '');
+    field.value = '';
+    if (value) useToken(value);
+  });
+
+  signOut.addEventListener('click', () => useToken(''));
+
+  showSignedIn();
+  render();
+})();
