@@ -23,6 +23,14 @@ export const GRAPHQL_LIMITS = {
   maxDirectives: 20,
 };
 
+/**
+ * Apollo's CSRF check, counting `Authorization` as the header that forces a CORS preflight: no cross-site form or
+ * simple request can send it, and every operation needs it, so a plain GET with a bearer token runs
+ * (decisions.md section 8) while a request reaching Apollo with none of these headers and a simple content type
+ * would be refused 400. The other two are Apollo Client's own.
+ */
+export const CSRF_PREVENTION = { requestHeaders: ['authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] };
+
 type Context = GraphQLContext & { requestId: string; log: AppState['log'] };
 
 /**
@@ -108,9 +116,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     allowBatchedHttpRequests: false,
     // Persisted queries: none (docs/decisions.md); a request naming one is refused with 400.
     persistedQueries: false,
-    // Every operation needs a bearer token in Authorization, which no cross-site form or simple request can
-    // send: Apollo's CSRF header check adds nothing (decisions.md section 8: an authorized GET is legitimate).
-    csrfPrevention: false,
+    csrfPrevention: CSRF_PREVENTION,
     includeStacktraceInErrorResponses: false,
     formatError,
     // server.ts owns shutdown: HTTP server first, then this, then the database.
