@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApolloServer, HeaderMap } from '@apollo/server';
+import { print } from 'graphql';
+import { DashboardDocument } from '../examples/graphql/generated/graphql';
 import { graphqlSchema } from '../src/graphql/schema';
 import { CSRF_PREVENTION } from '../src/graphql/server';
 import { DEMO_IDS } from '../src/seed/demo-data';
@@ -157,6 +159,18 @@ describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes 
     for (const query of queries) {
       expect([query, refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')]).toEqual([query, expect.any(String)]);
     }
+  });
+
+  it('measures depth by the fields a query selects, not by its fragments: the front end\'s dashboard runs, the same too-deep query is refused written either way', async () => {
+    const dashboard = await gql(t.url, architect, print(DashboardDocument));
+    expect([dashboard.status, dashboard.body.errors]).toEqual([200, undefined]);
+    expect(dashboard.body.data.projects.nodes.length).toBeGreaterThan(0);
+    // projects > nodes > templates > n × slices > id: 4 + n levels of fields, 12 at most.
+    const inline = (n: number) => `{ projects { nodes { templates { ${'slices { '.repeat(n)} id ${'} '.repeat(n)} } } } }`;
+    const withFragments = (n: number) => `{ projects { nodes { templates { ...S0 } } } } ${
+      Array.from({ length: n }, (_, i) => `fragment S${i} on Template { slices { ${i < n - 1 ? `...S${i + 1}` : 'id'} } }`).join(' ')}`;
+    for (const query of [inline(8), withFragments(8)]) expect([query, (await gql(t.url, architect, query)).status]).toEqual([query, 200]);
+    for (const query of [inline(9), withFragments(9)]) expect(refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')).toMatch(/depth limit of 12/);
   });
 
   it('answers 400 BAD_USER_INPUT to a variable of the wrong type, a missing one, and variables that are not an object', async () => {

@@ -92,9 +92,11 @@ function isLandingPageRequest(ctx: AppContext, config: Config): boolean {
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
 export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const armor = new ApolloArmor({
-    maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
+    // Depth and cost are those of the fields a query selects, however it is written: a fragment spread is not a
+    // level of its own (front ends build their queries from fragments, as codegen and Apollo Client encourage).
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, flattenFragments: true },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
-    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
+    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, flattenFragments: true },
     // Counted by graphql-js's own parser (parseOptions below), whose syntax error Apollo answers 400; armor's
     // plugin parsed every query a second time and threw from a hook, which Apollo answers 500.
     maxTokens: { enabled: false },
