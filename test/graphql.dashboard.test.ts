@@ -1,3 +1,5 @@
+import { print } from 'graphql';
+import { DashboardDocument } from '../examples/graphql/generated/graphql';
 import { toRest } from '../src/rest/serialize';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
@@ -112,6 +114,17 @@ describe('the dashboard query (Query.projects with statistics, templates, docume
     // organization users, templates, template stats, documents, versions, contractors). A template's trade is
     // read through the project's trades, which the same query already loads.
     expect(fifty.statements).toBe(13);
+  });
+
+  it('runs as many SQL statements for 50 projects as for 1 written as the front end writes it (examples/graphql, fragments and `me`)', async () => {
+    const query = print(DashboardDocument);
+    const one = await t.queries.measure(() => gql(t.url, architect, query, { first: 1 }));
+    const fifty = await t.queries.measure(() => gql(t.url, architect, query, { first: PROJECTS }));
+    expect([one.result.body.errors, fifty.result.body.errors]).toEqual([undefined, undefined]);
+    expect(fifty.result.body.data.projects.nodes).toHaveLength(PROJECTS);
+    expect(fifty.result.body.data.projects.nodes.flatMap((p: { templates: unknown[] }) => p.templates)).toHaveLength(PROJECTS * 3);
+    // The 13 above, and `me` (the caller's user row).
+    expect([one.statements, fifty.statements]).toEqual([14, 14]);
   });
 
   it('really returns every level for every project, so the count above is not vacuous', async () => {
