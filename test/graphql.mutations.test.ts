@@ -236,6 +236,19 @@ describe('Mutation.addTemplate', () => {
     expect(listed.slices.map((s) => s.id)).toEqual([first.id, named.id, third.id]);
   });
 
+  it('reads its payload\'s project through the request\'s loaders: as many statements with 5 more templates in the project', async () => {
+    const PAYLOAD = `mutation($p: ID!, $i: AddTemplateInput!) { addTemplate(projectId: $p, input: $i) { template { id }
+      project { id statistics { id total: contractors } trades { id } managers { id } templates { id trade { id name } stats { id } slices { id }
+        documents { id contractor { id name } versions { id status } } } } parentTemplate { id slices { id } } } }`;
+    const slice = () => t.queries.measure(() => run(PAYLOAD, { p: PRJ.residence, i: { tradeId: TRD.residence['06'] } }));
+    const first = await slice();
+    for (let i = 0; i < 4; i++) await slice();
+    const later = await slice();
+    expect([first.result.body.errors, later.result.body.errors]).toEqual([undefined, undefined]);
+    expect(later.result.body.data.addTemplate.project.templates.length).toBe(first.result.body.data.addTemplate.project.templates.length + 5);
+    expect(later.statements).toBe(first.statements);
+  });
+
   it('answers BAD_USER_INPUT listing every failing field, and a trade of another project as a bad tradeId', async () => {
     const before = await templateCount();
     const bad = await run(ADD_TEMPLATE, { p: PRJ.residence, i: { tradeId: 'lot-05', budget: -1, sliceName: '' } });
