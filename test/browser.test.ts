@@ -1,7 +1,7 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
-import { DASHBOARD_QUERY_FILE } from '../src/graphql/ide';
+import { dashboardQuery } from '../src/graphql/ide';
 import { DEMO_PASSWORD } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import type { ScenarioInput, ScenarioResult } from './browser/apollo-page';
@@ -29,14 +29,14 @@ describeInChromium('A front end in Chromium, on another origin, through CORS and
   const requests: string[] = [];
   /** The service's access log: method, path and status of every request it answered, preflights included. */
   const served: string[] = [];
-  let dashboardQuery: string;
+  let dashboard: string;
 
   beforeAll(async () => {
     const [script] = await Promise.all([
       bundle(path.join(__dirname, 'browser', 'apollo-page.ts')),
       mkdir(ARTIFACTS, { recursive: true }),
     ]);
-    dashboardQuery = await readFile(DASHBOARD_QUERY_FILE, 'utf8');
+    dashboard = await dashboardQuery();
     site = await servePage(PAGE_HTML, script);
     t = await startTestApp({ LOG_LEVEL: 'info', CORS_ORIGINS: site.url }, undefined, {
       logTo: {
@@ -76,7 +76,7 @@ describeInChromium('A front end in Chromium, on another origin, through CORS and
     const page = await context.newPage();
     const problems = consoleProblems(page);
     await page.goto(site.url);
-    const input: ScenarioInput = { service: t.url, username: 'architect@demo.test', password: DEMO_PASSWORD, dashboardQuery };
+    const input: ScenarioInput = { service: t.url, username: 'architect@demo.test', password: DEMO_PASSWORD, dashboardQuery: dashboard };
     const result = await page.evaluate((i) => (globalThis as unknown as { runScenario(i: ScenarioInput): Promise<ScenarioResult> }).runScenario(i), input);
     await page.screenshot({ path: path.join(ARTIFACTS, 'browser-front-end.png'), fullPage: true });
 

@@ -15,7 +15,7 @@ const HANG_MS = 10000;
 /** The promise: served again within 2 s of the database's return. */
 const RECOVERY_MS = 2000;
 const PROJECTS_QUERY = '{ projects(first: 5) { totalCount nodes { id name } } }';
-const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { id } }';
+const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }';
 // Short bounds, so that each fault is answered within a few seconds.
 const ENV = {
   DATABASE_CONNECT_TIMEOUT_MS: '500',

@@ -13,7 +13,7 @@ const PROJECT = DEMO_IDS.projects.residence;
 /** Far above every bound configured below: a request still unanswered then hangs, and fails the test. */
 const HANG_MS = 8000;
 const PROJECTS_QUERY = '{ projects(first: 5) { totalCount nodes { id name } } }';
-const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { id } }';
+const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }';
 
 let cluster: OwnCluster;
 let dbUrl: string;

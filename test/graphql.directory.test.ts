@@ -22,7 +22,7 @@ const CABINET_SUD_NAMES = ['Cabinet Sud', 'Équipements publics', 'Charpente mé
 
 const TRADE_LIST = 'id name organizationId createdAt updatedAt';
 const CONTRACTOR = 'id name email phone information { fiscalNumber } companyId createdAt updatedAt';
-const USAGE = 'total from to scope { type id name } organizations { id name total }';
+const USAGE = 'total from to scope { type scopeId name } organizations { organizationId name total }';
 const CREDITS = `query($from: String, $to: String, $organizationId: ID, $headquarterId: ID) {
   creditsUsage(from: $from, to: $to, organizationId: $organizationId, headquarterId: $headquarterId) { ${USAGE} } }`;
 
@@ -47,6 +47,13 @@ beforeAll(async () => {
   await em.flush();
 });
 afterAll(() => t.close());
+
+interface Usage { total: number; from: string; to: string; scope: { type: string; scopeId: string; name: string }; organizations: Array<{ organizationId: string; name: string; total: number }> }
+/** A report in REST's words: the scope's and each organization's id are `id` there. */
+function asRest(usage: Usage): unknown {
+  const { scope: { scopeId, ...scope }, organizations, ...rest } = usage;
+  return toRest({ ...rest, scope: { ...scope, id: scopeId }, organizations: organizations.map(({ organizationId, ...o }) => ({ id: organizationId, ...o })) });
+}
 
 /** The one error of an answer, with no data. */
 function failure(res: { body: { data?: unknown; errors?: Array<{ message: string; extensions: Record<string, unknown> }> } }) {
@@ -75,6 +82,24 @@ describe('Query.tradeLists', () => {
     const ours = await gql(t.url, architect, `{ tradeLists { ${TRADE_LIST} } }`);
     expect(ours.text).not.toContain(LISTS.cabinetSud);
     for (const name of CABINET_SUD_NAMES) expect(ours.text).not.toContain(name);
+  });
+});
+
+describe('TradeList.trades', () => {
+  it('gives every listed trade list its trades, equal to tradeList(id), in as many statements for 2 lists as for 1', async () => {
+    const QUERY = `{ tradeLists { id trades { id number name shortName } } }`;
+    const res = await gql(t.url, architect, QUERY);
+    const lists = res.body.data.tradeLists as Array<{ id: string; trades: unknown[] }>;
+    expect(lists.map((l) => l.id)).toEqual([LISTS.standard, LISTS.atelierDemo]);
+    for (const list of lists) {
+      const one = await gql(t.url, architect, `query($id: ID!) { tradeList(id: $id) { id trades { id number name shortName } } }`, { id: list.id });
+      expect(list).toEqual(one.body.data.tradeList);
+    }
+    expect(lists.map((l) => l.trades.length)).toEqual([8, 5]);
+    const both = await t.queries.measure(() => gql(t.url, architect, QUERY));
+    const other1 = await t.queries.measure(() => gql(t.url, other, QUERY));
+    expect(other1.result.body.data.tradeLists).toHaveLength(2);
+    expect(both.statements).toBe(other1.statements);
   });
 });
 
@@ -139,6 +164,15 @@ describe('Query.contractor', () => {
     }
   });
 
+  it('is the same Contractor record as the contractor of a document, every field equal', async () => {
+    const res = await gql(t.url, architect, `query($id: ID!, $p: ID!) { contractor(id: $id) { ${CONTRACTOR} }
+      project(id: $p) { templates { documents { contractor { ${CONTRACTOR} } } } } }`, { id: CTR.batimentsDurand, p: DEMO_IDS.projects.residence });
+    const fromDocuments = res.body.data.project.templates.flatMap((x: { documents: Array<{ contractor: { id: string } }> }) => x.documents.map((d) => d.contractor))
+      .filter((c: { id: string }) => c.id === CTR.batimentsDurand);
+    expect(fromDocuments.length).toBeGreaterThan(0);
+    for (const c of fromDocuments) expect(c).toEqual(res.body.data.contractor);
+  });
+
   it('gives null for a phone, SIRET or company the entry lacks', async () => {
     const res = await gql(t.url, architect, QUERY, { id: CTR.btpMoreau });
     expect(res.body.data.contractor).toMatchObject({ phone: null, information: { fiscalNumber: '79845612300028' }, companyId: null });
@@ -154,12 +188,12 @@ describe('Query.contractor', () => {
   it('answers NOT_FOUND for an entry of another Administrator organization until the caller switches to it', async () => {
     const token = await tokenFor(t.url, 'architect@demo.test');
     expect(failure(await gql(t.url, token, QUERY, { id: CTR.nordCourantsLambert })).extensions.code).toBe('NOT_FOUND');
-    await gql(t.url, token, `mutation { switchOrganization(organizationId: "${ORG.atelierNord}") { id } }`);
+    await gql(t.url, token, `mutation { switchOrganization(organizationId: "${ORG.atelierNord}") { organization { id } } }`);
     try {
       const res = await gql(t.url, token, QUERY, { id: CTR.nordCourantsLambert });
       expect(res.body.data.contractor).toMatchObject({ id: CTR.nordCourantsLambert, name: 'Courants Faibles Lambert' });
     } finally {
-      await gql(t.url, token, `mutation { switchOrganization(organizationId: "${ORG.atelierDemo}") { id } }`);
+      await gql(t.url, token, `mutation { switchOrganization(organizationId: "${ORG.atelierDemo}") { organization { id } } }`);
     }
   });
 
@@ -170,24 +204,26 @@ describe('Query.contractor', () => {
 });
 
 describe('Query.creditsUsage', () => {
-  const demo = { id: ORG.atelierDemo, name: 'Atelier Demo' };
+  const demo = { name: 'Atelier Demo' };
+  const demoScope = { scopeId: ORG.atelierDemo, ...demo };
+  const demoTotal = { organizationId: ORG.atelierDemo, ...demo };
   const usage = (variables: Record<string, unknown>, token = architect) => gql(t.url, token, CREDITS, variables);
 
   it('reports the current organization\'s consumption over the period, both days inclusive, equal to REST #35', async () => {
     const res = await usage({ from: '2021-04-01', to: '2021-04-30' });
     expect(res.body).toEqual({ data: { creditsUsage: {
-      total: 2 + 4, from: '2021-04-01', to: '2021-04-30', scope: { type: 'organization', ...demo }, organizations: [{ ...demo, total: 6 }],
+      total: 2 + 4, from: '2021-04-01', to: '2021-04-30', scope: { type: 'organization', ...demoScope }, organizations: [{ ...demoTotal, total: 6 }],
     } } });
     const rest = await request(t.url, 'GET', '/api/v1/credits-usage?from=2021-04-01&to=2021-04-30', { token: architect });
-    expect(toRest(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
+    expect(asRest(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
   });
 
   it('defaults to this month up to today (UTC), and counts the demo invitations', async () => {
     const today = formatDay(new Date());
     const res = await usage({});
-    expect(res.body.data.creditsUsage).toMatchObject({ from: `${today.slice(0, 8)}01`, to: today, scope: { type: 'organization', ...demo } });
+    expect(res.body.data.creditsUsage).toMatchObject({ from: `${today.slice(0, 8)}01`, to: today, scope: { type: 'organization', ...demoScope } });
     const rest = await request(t.url, 'GET', '/api/v1/credits-usage', { token: architect });
-    expect(toRest(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
+    expect(asRest(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
     const now = new Date();
     const from = formatDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 3, 1)));
     // Atelier Demo's 21 demo documents, one credit each.
@@ -197,13 +233,13 @@ describe('Query.creditsUsage', () => {
   it('reports another Administrator organization with organizationId, and a headquarter with headquarterId', async () => {
     const nord = await usage({ from: '2021-04-01', to: '2021-04-30', organizationId: ORG.atelierNord });
     expect(nord.body.data.creditsUsage).toEqual({
-      total: 16, from: '2021-04-01', to: '2021-04-30', scope: { type: 'organization', id: ORG.atelierNord, name: 'Atelier Nord' },
-      organizations: [{ id: ORG.atelierNord, name: 'Atelier Nord', total: 16 }],
+      total: 16, from: '2021-04-01', to: '2021-04-30', scope: { type: 'organization', scopeId: ORG.atelierNord, name: 'Atelier Nord' },
+      organizations: [{ organizationId: ORG.atelierNord, name: 'Atelier Nord', total: 16 }],
     });
     const hq = await usage({ from: '2021-04-01', to: '2021-04-30', headquarterId: HQ });
     expect(hq.body.data.creditsUsage).toEqual({
-      total: 22, from: '2021-04-01', to: '2021-04-30', scope: { type: 'headquarter', id: HQ, name: 'Groupe Demo' },
-      organizations: [{ ...demo, total: 6 }, { id: ORG.atelierNord, name: 'Atelier Nord', total: 16 }],
+      total: 22, from: '2021-04-01', to: '2021-04-30', scope: { type: 'headquarter', scopeId: HQ, name: 'Groupe Demo' },
+      organizations: [{ ...demoTotal, total: 6 }, { organizationId: ORG.atelierNord, name: 'Atelier Nord', total: 16 }],
     });
   });
 

@@ -1,4 +1,9 @@
 import { createHash } from 'node:crypto';
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import { print } from 'graphql';
+import { DashboardDocument } from '../examples/graphql/generated/graphql';
+import { graphqlSchema } from '../src/graphql/schema';
+import { CSRF_PREVENTION } from '../src/graphql/server';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
@@ -85,6 +90,39 @@ describe('GET /graphql: only a browser asking for the IDE page skips the token',
   });
 });
 
+describe('CSRF prevention: Authorization counts as the header that forces a preflight', () => {
+  // Every request reaches Apollo with a bearer token (or is the IDE page), so the check is proven on Apollo
+  // configured as /graphql configures it, with requests that carry no token.
+  let apollo: ApolloServer;
+  beforeAll(async () => {
+    apollo = new ApolloServer({ schema: await graphqlSchema(), csrfPrevention: CSRF_PREVENTION });
+    await apollo.start();
+  });
+  afterAll(() => apollo.stop());
+  const run = (method: 'GET' | 'POST', headers: Record<string, string>) => apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: {
+      method, headers: new HeaderMap(Object.entries(headers)), search: method === 'GET' ? '?query=%7B__typename%7D' : '',
+      body: method === 'POST' ? { query: '{__typename}' } : undefined,
+    },
+    context: async () => ({}),
+  });
+
+  it('runs a simple GET or text/plain POST that carries Authorization, X-Apollo-Operation-Name or Apollo-Require-Preflight', async () => {
+    for (const header of ['authorization', 'x-apollo-operation-name', 'apollo-require-preflight']) {
+      expect([header, (await run('GET', { [header]: 'x' })).status ?? 200]).toEqual([header, 200]);
+      expect([header, (await run('POST', { [header]: 'x', 'content-type': 'text/plain' })).status ?? 200]).toEqual([header, 200]);
+    }
+  });
+
+  it('refuses with 400 a simple GET or text/plain POST that carries none of them, as a cross-site form or image would send it', async () => {
+    for (const [method, headers] of [['GET', {}], ['POST', { 'content-type': 'text/plain' }], ['POST', { 'content-type': 'application/x-www-form-urlencoded' }]] as const) {
+      const res = await run(method, headers);
+      expect(res.status).toBe(400);
+      expect(res.body.kind === 'complete' && res.body.string).toMatch(/Cross-Site Request Forgery/);
+    }
+  });
+});
+
 describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes (decisions.md section 8)', () => {
   it('answers 400 BAD_USER_INPUT to a syntax error', async () => {
     for (const query of ['{ me { ', '}', 'query(', '{ me { id } } }', '"unterminated', '{ me { id @ } }']) {
@@ -123,6 +161,18 @@ describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes 
     }
   });
 
+  it('measures depth by the fields a query selects, not by its fragments: the front end\'s dashboard runs, the same too-deep query is refused written either way', async () => {
+    const dashboard = await gql(t.url, architect, print(DashboardDocument));
+    expect([dashboard.status, dashboard.body.errors]).toEqual([200, undefined]);
+    expect(dashboard.body.data.projects.nodes.length).toBeGreaterThan(0);
+    // projects > nodes > templates > n × slices > id: 4 + n levels of fields, 12 at most.
+    const inline = (n: number) => `{ projects { nodes { templates { ${'slices { '.repeat(n)} id ${'} '.repeat(n)} } } } }`;
+    const withFragments = (n: number) => `{ projects { nodes { templates { ...S0 } } } } ${
+      Array.from({ length: n }, (_, i) => `fragment S${i} on Template { slices { ${i < n - 1 ? `...S${i + 1}` : 'id'} } }`).join(' ')}`;
+    for (const query of [inline(8), withFragments(8)]) expect([query, (await gql(t.url, architect, query)).status]).toEqual([query, 200]);
+    for (const query of [inline(9), withFragments(9)]) expect(refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')).toMatch(/depth limit of 12/);
+  });
+
   it('answers 400 BAD_USER_INPUT to a variable of the wrong type, a missing one, and variables that are not an object', async () => {
     const q = 'query($id: ID!) { project(id: $id) { id } }';
     for (const variables of [{ id: { a: 1 } }, { id: [1] }, { id: true }, {}, { id: null }]) refused(await gql(t.url, architect, q, variables), 400, 'BAD_USER_INPUT');
@@ -154,7 +204,7 @@ describe('operations /graphql does not serve over HTTP answer a 4xx in GraphQL s
   });
 
   it('answers 405 with Allow: POST to a mutation sent by GET, and runs nothing', async () => {
-    const mutation = `mutation { archiveProject(id: "${DEMO_IDS.projects.residence}") { archived } }`;
+    const mutation = `mutation { archiveProject(id: "${DEMO_IDS.projects.residence}") { project { archived } } }`;
     const res = await get({ query: mutation }, { Accept: '*/*' }, architect);
     refused(res, 405, 'BAD_USER_INPUT');
     expect(res.headers.get('allow')).toBe('POST');

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { getIntrospectionQuery } from 'graphql';
-import { DASHBOARD_QUERY_FILE } from '../src/graphql/ide';
+import { dashboardQuery } from '../src/graphql/ide';
 import { startAppOn, startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
@@ -83,7 +82,7 @@ describe('The IDE page: sign-in with the development provider, a bearer token, t
     const html = (await openInBrowser(t.url)).text;
     expect(pageSettings(html)).toEqual({
       endpoint: '/graphql', tokenEndpoint: '/auth/token', clientId: 'svc-api', scope: 'svc email profile',
-      exampleQuery: await readFile(DASHBOARD_QUERY_FILE, 'utf8'),
+      exampleQuery: await dashboardQuery(),
     });
     expect(html).toContain('<form id="ide-sign-in"');
     expect(html).toContain('<form id="ide-token">');
@@ -102,7 +101,7 @@ describe('The IDE page: sign-in with the development provider, a bearer token, t
   });
 
   it('runs the dashboard query it opens with', async () => {
-    const res = await gql(t.url, architect, await readFile(DASHBOARD_QUERY_FILE, 'utf8'));
+    const res = await gql(t.url, architect, await dashboardQuery());
     expect([res.status, res.body.errors]).toEqual([200, undefined]);
     expect(res.body.data.projects.totalCount).toBeGreaterThan(0);
     expect(res.body.data.projects.nodes[0].templates.length).toBeGreaterThan(0);

@@ -13,16 +13,19 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const CABINET_SUD_NAMES = ['Cabinet Sud', 'Halle de marché', 'Carpentras', 'Charpente métallique'];
 
 const CREATE_TRADE = `mutation($p: ID!, $i: CreateProjectTradeInput!) {
-  createProjectTrade(projectId: $p, input: $i) { id projectId number name shortName comment createdAt updatedAt } }`;
+  createProjectTrade(projectId: $p, input: $i) { trade { id projectId number name shortName comment createdAt updatedAt } project { id trades { id number } } } }`;
 const UPDATE_TRADE = `mutation($p: ID!, $id: ID!, $i: UpdateProjectTradeInput!) {
-  updateProjectTrade(projectId: $p, tradeId: $id, input: $i) { id projectId number name shortName comment updatedAt } }`;
-const DELETE_TRADE = 'mutation($p: ID!, $id: ID!) { deleteProjectTrade(projectId: $p, tradeId: $id) }';
+  updateProjectTrade(projectId: $p, tradeId: $id, input: $i) { trade { id projectId number name shortName comment updatedAt } project { id trades { id number } } } }`;
+const DELETE_TRADE = 'mutation($p: ID!, $id: ID!) { deleteProjectTrade(projectId: $p, tradeId: $id) { deletedTradeId project { id trades { id } } } }';
 const ADD_TEMPLATE = `mutation($p: ID!, $i: AddTemplateInput!) { addTemplate(projectId: $p, input: $i) {
-  id projectId isSlice slice budgets { value } trade { id number name } responseType endOfOfferDate consultationStartedAt
-  stats { contractors deltaBudget } documents { id } slices { id } } }`;
-const DELETE_TEMPLATE = 'mutation($p: ID!, $id: ID!) { deleteTemplate(projectId: $p, templateId: $id) }';
+  template { id projectId isSlice slice budgets { value } trade { id number name } responseType endOfOfferDate consultationStartedAt
+    stats { contractors deltaBudget } documents { id } slices { id } }
+  project { id templates { id } } parentTemplate { id slices { id } } } }`;
+const DELETE_TEMPLATE = `mutation($p: ID!, $id: ID!) { deleteTemplate(projectId: $p, templateId: $id) {
+  deletedTemplateIds project { id templates { id } } parentTemplate { id slices { id } } } }`;
 const INVITE = `mutation($p: ID!, $t: ID!, $c: [ContractorInvitationInput!]!) { inviteContractors(projectId: $p, templateId: $t, contractors: $c) {
-  created documents { id state intention dceDownloadedAt contractor { id name email phone information { fiscalNumber } } versions { version } } } }`;
+  created documents { id state intention dceDownloadedAt contractor { id name email phone information { fiscalNumber } } versions { version } }
+  template { id documents { id } stats { contractors } } } }`;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -63,14 +66,14 @@ const tradesOf = async (projectId: string) => {
 const addTemplate = async (tradeId: string, extra: Record<string, unknown> = {}) => {
   const res = await run(ADD_TEMPLATE, { p: PRJ.residence, i: { tradeId, ...extra } });
   expect(res.body.errors).toBeUndefined();
-  return res.body.data.addTemplate as { id: string; isSlice: boolean; slice: string | null };
+  return res.body.data.addTemplate.template as { id: string; isSlice: boolean; slice: string | null };
 };
 
 describe('Mutation.createProjectTrade', () => {
   it('adds a trade to the project, listed by number in Project.trades', async () => {
     const res = await run(CREATE_TRADE, { p: PRJ.residence, i: { name: 'Serrurerie', number: '09', shortName: 'SE' } });
     expect(res.body.errors).toBeUndefined();
-    const trade = res.body.data.createProjectTrade;
+    const { trade, project } = res.body.data.createProjectTrade;
     expect(trade).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), projectId: PRJ.residence, number: '09', name: 'Serrurerie', shortName: 'SE',
       comment: null, createdAt: expect.stringMatching(TIMESTAMP), updatedAt: expect.stringMatching(TIMESTAMP),
@@ -78,6 +81,8 @@ describe('Mutation.createProjectTrade', () => {
     const trades = await tradesOf(PRJ.residence);
     expect(trades.map((x) => x.number)).toEqual(['01', '02', '03', '04', '05', '06', '07', '08', '09']);
     expect(trades[8].id).toBe(trade.id);
+    // The payload's project lists it already, as the next query does.
+    expect(project).toEqual({ id: PRJ.residence, trades: trades.map(({ id, number }) => ({ id, number })) });
   });
 
   it('refuses `comment`, which is not accepted on create, with BAD_USER_INPUT naming it, and adds nothing', async () => {
@@ -126,14 +131,26 @@ describe('Mutation.updateProjectTrade', () => {
     const id = TRD.residence['01'];
     const set = await run(UPDATE_TRADE, { p: PRJ.residence, id, i: { ...input, comment: 'Fondations spéciales' } });
     expect(set.body.errors).toBeUndefined();
-    expect(set.body.data.updateProjectTrade).toMatchObject({ id, projectId: PRJ.residence, ...input, comment: 'Fondations spéciales' });
-    expect(set.body.data.updateProjectTrade.updatedAt).not.toBe('2026-06-02T08:30:00.000000Z');
+    expect(set.body.data.updateProjectTrade.trade).toMatchObject({ id, projectId: PRJ.residence, ...input, comment: 'Fondations spéciales' });
+    expect(set.body.data.updateProjectTrade.trade.updatedAt).not.toBe('2026-06-02T08:30:00.000000Z');
 
     const kept = await run(UPDATE_TRADE, { p: PRJ.residence, id, i: { ...input, name: 'Gros œuvre' } });
-    expect(kept.body.data.updateProjectTrade).toMatchObject({ name: 'Gros œuvre', comment: 'Fondations spéciales' });
+    expect(kept.body.data.updateProjectTrade.trade).toMatchObject({ name: 'Gros œuvre', comment: 'Fondations spéciales' });
     const removed = await run(UPDATE_TRADE, { p: PRJ.residence, id, i: { ...input, comment: null } });
-    expect(removed.body.data.updateProjectTrade.comment).toBeNull();
+    expect(removed.body.data.updateProjectTrade.trade.comment).toBeNull();
     expect((await tradesOf(PRJ.residence)).find((x) => x.id === id)).toMatchObject({ name: 'Gros œuvre – structure', comment: null });
+  });
+
+  it('answers in each payload the project as that mutation left it, even after an earlier mutation of the same request', async () => {
+    const id = TRD.residence['07'];
+    const res = await run(`mutation($p: ID!, $id: ID!) {
+      first: updateProjectTrade(projectId: $p, tradeId: $id, input: { name: "Menuiseries A", number: "07", shortName: "MA" }) { project { trades { id name } } }
+      second: updateProjectTrade(projectId: $p, tradeId: $id, input: { name: "Menuiseries B", number: "07", shortName: "MB" }) { project { trades { id name } } } }`,
+    { p: PRJ.residence, id });
+    expect(res.body.errors).toBeUndefined();
+    const nameIn = (payload: { project: { trades: Array<{ id: string; name: string }> } }) => payload.project.trades.find((x) => x.id === id)!.name;
+    expect([nameIn(res.body.data.first), nameIn(res.body.data.second)]).toEqual(['Menuiseries A', 'Menuiseries B']);
+    await run(UPDATE_TRADE, { p: PRJ.residence, id, i: { name: 'Plomberie', number: '07', shortName: 'PB' } });
   });
 
   it('answers BAD_USER_INPUT listing every failing field in camelCase, and changes nothing', async () => {
@@ -160,12 +177,14 @@ describe('Mutation.updateProjectTrade', () => {
 });
 
 describe('Mutation.deleteProjectTrade', () => {
-  it('deletes a trade without templates: true, then gone', async () => {
+  it('deletes a trade without templates: answers its id and the project\'s trades without it, then gone', async () => {
     const created = await run(CREATE_TRADE, { p: PRJ.school, i: { name: 'Peinture', number: '06', shortName: 'PE' } });
-    const id = created.body.data.createProjectTrade.id;
+    const id = created.body.data.createProjectTrade.trade.id;
     const res = await run(DELETE_TRADE, { p: PRJ.school, id });
-    expect(res.body).toEqual({ data: { deleteProjectTrade: true } });
-    expect((await tradesOf(PRJ.school)).map((x) => x.id)).not.toContain(id);
+    const remaining = (await tradesOf(PRJ.school)).map((x) => ({ id: x.id }));
+    expect(res.body).toEqual({ data: { deleteProjectTrade: { deletedTradeId: id, project: { id: PRJ.school, trades: remaining } } } });
+    expect(remaining).toHaveLength(5);
+    expect(remaining.map((x) => x.id)).not.toContain(id);
     expect(codeOf(await run(DELETE_TRADE, { p: PRJ.school, id }))).toBe('NOT_FOUND');
   });
 
@@ -191,22 +210,43 @@ describe('Mutation.addTemplate', () => {
   it('adds the trade\'s template first, then slices named "Tranche N" or as asked', async () => {
     const main = await run(ADD_TEMPLATE, { p: PRJ.residence, i: { tradeId: TRD.residence['05'], budget: 1234.5 } });
     expect(main.body.errors).toBeUndefined();
-    expect(main.body.data.addTemplate).toEqual({
+    const { template, project, parentTemplate } = main.body.data.addTemplate;
+    expect(template).toEqual({
       id: expect.any(String), projectId: PRJ.residence, isSlice: false, slice: null, budgets: { value: 1234.5 },
       trade: { id: TRD.residence['05'], number: '05', name: 'Plâtrerie' }, responseType: 'DPGF',
       endOfOfferDate: '2027-01-29T12:00:00.000000Z', consultationStartedAt: null,
       stats: { contractors: 0, deltaBudget: 0 }, documents: [], slices: [],
     });
+    // The project's templates with the new one, as the next query lists them; no parent for a main template.
+    expect(project).toEqual({ id: PRJ.residence, templates: (await templatesOf(PRJ.residence)).map(({ id }) => ({ id })) });
+    expect(project.templates.map((x: { id: string }) => x.id)).toContain(template.id);
+    expect(parentTemplate).toBeNull();
     const first = await addTemplate(TRD.residence['05']);
     expect(first).toMatchObject({ isSlice: true, slice: 'Tranche 1', budgets: { value: 0 } });
     const named = await addTemplate(TRD.residence['05'], { sliceName: 'Phase B', budget: 10 });
     expect(named).toMatchObject({ isSlice: true, slice: 'Phase B', budgets: { value: 10 } });
-    const third = await addTemplate(TRD.residence['05']);
+    const thirdRes = await run(ADD_TEMPLATE, { p: PRJ.residence, i: { tradeId: TRD.residence['05'] } });
+    const third = thirdRes.body.data.addTemplate.template;
     expect(third.slice).toBe('Tranche 3');
+    // A slice's payload gives its main template with the slices it now has.
+    expect(thirdRes.body.data.addTemplate.parentTemplate).toEqual({ id: template.id, slices: [{ id: first.id }, { id: named.id }, { id: third.id }] });
 
     const templates = await templatesOf(PRJ.residence);
-    const listed = templates.find((x) => x.id === main.body.data.addTemplate.id)!;
+    const listed = templates.find((x) => x.id === template.id)!;
     expect(listed.slices.map((s) => s.id)).toEqual([first.id, named.id, third.id]);
+  });
+
+  it('reads its payload\'s project through the request\'s loaders: as many statements with 5 more templates in the project', async () => {
+    const PAYLOAD = `mutation($p: ID!, $i: AddTemplateInput!) { addTemplate(projectId: $p, input: $i) { template { id }
+      project { id statistics { id total: contractors } trades { id } managers { id } templates { id trade { id name } stats { id } slices { id }
+        documents { id contractor { id name } versions { id status } } } } parentTemplate { id slices { id } } } }`;
+    const slice = () => t.queries.measure(() => run(PAYLOAD, { p: PRJ.residence, i: { tradeId: TRD.residence['06'] } }));
+    const first = await slice();
+    for (let i = 0; i < 4; i++) await slice();
+    const later = await slice();
+    expect([first.result.body.errors, later.result.body.errors]).toEqual([undefined, undefined]);
+    expect(later.result.body.data.addTemplate.project.templates.length).toBe(first.result.body.data.addTemplate.project.templates.length + 5);
+    expect(later.statements).toBe(first.statements);
   });
 
   it('answers BAD_USER_INPUT listing every failing field, and a trade of another project as a bad tradeId', async () => {
@@ -237,20 +277,29 @@ describe('Mutation.deleteTemplate', () => {
   it('deletes one slice, then a template with its remaining slices', async () => {
     const main = await addTemplate(TRD.residence['04']);
     const [a, b] = [await addTemplate(TRD.residence['04']), await addTemplate(TRD.residence['04'])];
-    expect((await run(DELETE_TEMPLATE, { p: PRJ.residence, id: a.id })).body).toEqual({ data: { deleteTemplate: true } });
+    const slice = await run(DELETE_TEMPLATE, { p: PRJ.residence, id: a.id });
     let ids = (await templatesOf(PRJ.residence)).map((x) => x.id);
     expect(ids).toEqual(expect.arrayContaining([main.id, b.id]));
     expect(ids).not.toContain(a.id);
-    expect((await run(DELETE_TEMPLATE, { p: PRJ.residence, id: main.id })).body).toEqual({ data: { deleteTemplate: true } });
+    // The slice, the project's templates and the main template's slices as they now are.
+    expect(slice.body).toEqual({ data: { deleteTemplate: {
+      deletedTemplateIds: [a.id], project: { id: PRJ.residence, templates: ids.map((id) => ({ id })) }, parentTemplate: { id: main.id, slices: [{ id: b.id }] },
+    } } });
+    const whole = await run(DELETE_TEMPLATE, { p: PRJ.residence, id: main.id });
     ids = (await templatesOf(PRJ.residence)).map((x) => x.id);
     expect(ids).not.toContain(main.id);
     expect(ids).not.toContain(b.id);
+    // A main template goes with its remaining slices; no parent.
+    expect(whole.body).toEqual({ data: { deleteTemplate: {
+      deletedTemplateIds: [main.id, b.id], project: { id: PRJ.residence, templates: ids.map((id) => ({ id })) }, parentTemplate: null,
+    } } });
   });
 
   it('deletes a template whose documents hold no ANSWERED version, with its documents', async () => {
     expect(await count('select count(*) as n from document where template_id = ?', [TPL.residencePlomberie])).toBe(2);
     const res = await run(DELETE_TEMPLATE, { p: PRJ.residence, id: TPL.residencePlomberie });
-    expect(res.body).toEqual({ data: { deleteTemplate: true } });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.deleteTemplate.deletedTemplateIds).toEqual([TPL.residencePlomberie]);
     expect(await count('select count(*) as n from document where template_id = ?', [TPL.residencePlomberie])).toBe(0);
   });
 
@@ -306,8 +355,10 @@ describe('Mutation.inviteContractors', () => {
       { name: 'Petit', email: 'DEVIS@maconnerie-petit.fr' },
     ] });
     expect(res.body.errors).toBeUndefined();
-    const { created, documents } = res.body.data.inviteContractors;
+    const { created, documents, template: invitedTo } = res.body.data.inviteContractors;
     expect(created).toBe(2);
+    // The template with its documents (in their order of creation, ties by id) and stats as they now are.
+    expect(invitedTo).toEqual({ id: templateId, documents: documents.map((d: { id: string }) => ({ id: d.id })).sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)), stats: { contractors: 2 } });
     expect(documents).toEqual([
       {
         id: expect.any(String), state: 'PENDING', intention: null, dceDownloadedAt: null, versions: [],
@@ -423,8 +474,8 @@ describe('authentication and authorization of mutations', () => {
       [DELETE_TRADE, { p: PRJ.residence, id: '42' }, ['tradeId']],
       [CREATE_TRADE, { p: 'x', i: { name: 'A', number: '1', shortName: 'A' } }, ['projectId']],
       [INVITE, { p: PRJ.residence, t: 'nope', c: [{ name: 'A', email: 'a@example.fr' }] }, ['templateId']],
-      ['mutation { archiveProject(id: "nope") { id } }', {}, ['id']],
-      ['mutation { switchOrganization(organizationId: "nope") { id } }', {}, ['organizationId']],
+      ['mutation { archiveProject(id: "nope") { project { id } } }', {}, ['id']],
+      ['mutation { switchOrganization(organizationId: "nope") { organization { id } } }', {}, ['organizationId']],
       ['{ project(id: "nope") { id } }', {}, ['id']],
       ['{ organization(id: "nope") { id } }', {}, ['id']],
     ];

@@ -16,9 +16,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const CREATE = `mutation($input: CreateProjectInput!) { createProject(input: $input) { id name organizationId constructionType archived
+const CREATE = `mutation($input: CreateProjectInput!) { createProject(input: $input) { project { id name organizationId constructionType archived
   scopes { currency vat prorate levels } siteAddress { number zipCode } optionalDates { noc responsesOpeningDate }
-  managers { id email } organization { id name } createdAt } }`;
+  managers { id email } organization { id name } createdAt } } }`;
 const validInput = () => ({
   name: 'Médiathèque', constructionType: 'public_building', managers: [{ id: DEMO_IDS.users.architect }],
   tradeListId: DEMO_IDS.tradeLists.standard, responseType: 'DPGF', endOfOfferDate: '2027-03-01T00:00:00',
@@ -56,6 +56,25 @@ describe('Query.me', () => {
       currentOrganization: { name: 'Atelier Demo' }, organizations: [{ name: 'Atelier Demo' }, { name: 'Atelier Nord' }],
     } } });
   });
+
+  it('is the caller\'s User record: the same fields as the user in an organization\'s users and a project\'s managers', async () => {
+    const USER = 'id firstName lastName email phone mobile isRegistered currentOrganizationId organizationIds';
+    const res = await gql(t.url, architect, `query($p: ID!) { me { ${USER} } organizations { users { ${USER} } } project(id: $p) { managers { ${USER} } } }`, { p: DEMO_IDS.projects.residence });
+    const { me, organizations, project } = res.body.data;
+    expect(me).toMatchObject({
+      id: DEMO_IDS.users.architect, email: 'architect@demo.test', isRegistered: true,
+      currentOrganizationId: DEMO_IDS.organizations.atelierDemo, organizationIds: [DEMO_IDS.organizations.atelierDemo, DEMO_IDS.organizations.atelierNord],
+    });
+    expect(typeof me.firstName).toBe('string');
+    const users = organizations.flatMap((o: { users: unknown[] }) => o.users) as Array<{ id: string }>;
+    // Wherever the caller appears, the record is the same, caller-only fields included.
+    for (const user of [...users, ...project.managers].filter((u) => u.id === me.id)) expect(user).toEqual(me);
+    expect(project.managers).toContainEqual(me);
+    // Caller-only fields are null on anyone else.
+    const others = users.filter((u) => u.id !== me.id);
+    expect(others.length).toBeGreaterThan(0);
+    for (const user of others) expect(user).toMatchObject({ currentOrganizationId: null, organizationIds: null });
+  });
 });
 
 describe('Query.organizations and Query.organization', () => {
@@ -75,13 +94,15 @@ describe('Query.organizations and Query.organization', () => {
 
 describe('Query.projects', () => {
   it('is a connection over the caller\'s live projects, newest first, with a total count', async () => {
-    const res = await gql(t.url, architect, '{ projects { totalCount nodes { id archived organization { name } } edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }');
+    const res = await gql(t.url, architect, '{ projects { totalCount nodes { id archived organization { name } } edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }');
     const { projects } = res.body.data;
     expect(projects.totalCount).toBe(projects.nodes.length);
     expect(projects.nodes.every((p: { archived: boolean }) => !p.archived)).toBe(true);
     expect(projects.nodes.map((p: { id: string }) => p.id)).not.toContain(DEMO_IDS.projects.cabinetSudHall);
     expect(projects.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(projects.nodes.map((p: { id: string }) => p.id));
-    expect(projects.pageInfo.hasNextPage).toBe(false);
+    expect(projects.pageInfo).toEqual({
+      hasNextPage: false, hasPreviousPage: false, startCursor: projects.edges[0].cursor, endCursor: projects.edges[projects.edges.length - 1].cursor,
+    });
   });
 
   it('pages with opaque cursors in a stable order', async () => {
@@ -89,9 +110,11 @@ describe('Query.projects', () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (let i = 0; i < 10; i++) {
-      const res = await gql(t.url, architect, 'query($after: String) { projects(first: 1, after: $after) { totalCount nodes { id } pageInfo { hasNextPage endCursor } } }', { after });
+      const res = await gql(t.url, architect, 'query($after: String) { projects(first: 1, after: $after) { totalCount nodes { id } edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }', { after });
       const page = res.body.data.projects;
       expect(page.totalCount).toBe(all.length);
+      // Relay's PageInfo: a page asked for after a cursor has one before it; its cursors are its edges'.
+      expect(page.pageInfo).toMatchObject({ hasPreviousPage: after !== null, startCursor: page.edges[0].cursor, endCursor: page.edges[0].cursor });
       seen.push(...page.nodes.map((p: { id: string }) => p.id));
       if (!page.pageInfo.hasNextPage) break;
       after = page.pageInfo.endCursor;
@@ -130,7 +153,7 @@ describe('Query.project', () => {
 describe('Mutation.createProject', () => {
   it('creates the project in the current organization with the same rules as REST', async () => {
     const res = await gql(t.url, architect, CREATE, { input: validInput() });
-    const project = res.body.data.createProject;
+    const { project } = res.body.data.createProject;
     expect(project).toMatchObject({
       name: 'Médiathèque', organizationId: DEMO_IDS.organizations.atelierDemo, archived: false,
       scopes: { currency: 'EUR', vat: 20, prorate: null, levels: null }, siteAddress: { number: 4, zipCode: 69001 },
@@ -142,16 +165,64 @@ describe('Mutation.createProject', () => {
   });
 
   it('answers BAD_USER_INPUT with every failing field, in camelCase', async () => {
-    const res = await gql(t.url, architect, CREATE, { input: { ...validInput(), constructionType: 'castle', managers: [], scopes: { vat: 0, prorate: 101 }, siteAddress: { number: 0 }, endOfOfferDate: '2027-02-30' } });
+    const res = await gql(t.url, architect, CREATE, { input: { ...validInput(), managers: [], scopes: { vat: 0, prorate: 101 }, siteAddress: { number: 0 }, endOfOfferDate: '2027-02-30' } });
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(res.body.errors[0].extensions.errors).toEqual(expect.arrayContaining([
-      { field: 'constructionType', message: expect.stringContaining('must be one of') },
       { field: 'managers', message: 'must have at least 1 item' },
       { field: 'scopes.vat', message: 'must be at least 1' },
       { field: 'scopes.prorate', message: 'must be at most 100' },
       { field: 'siteAddress.number', message: 'must be at least 1' },
       { field: 'endOfOfferDate', message: expect.stringContaining('must be a valid date') },
     ]));
+  });
+
+  it('refuses a value outside a closed set (enums: constructionType, responseType, scopes.currency) with 400 BAD_USER_INPUT naming it, before anything runs', async () => {
+    const count = async () => (await request(t.url, 'GET', '/api/svc/v1/projects', { token: architect })).body.projects.length;
+    const before = await count();
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ constructionType: 'castle' }, 'input.constructionType', 'ConstructionType'],
+      [{ constructionType: 'OFFICE' }, 'input.constructionType', 'ConstructionType'],
+      [{ responseType: 'dpgf' }, 'input.responseType', 'ResponseType'],
+      [{ scopes: { currency: 'XXX', vat: 20 } }, 'input.scopes.currency', 'Currency'],
+    ];
+    for (const [change, path, enumName] of cases) {
+      const res = await gql(t.url, architect, CREATE, { input: { ...validInput(), ...change } });
+      expect(res.status).toBe(400);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
+      expect(res.body.errors[0].message).toContain(`"${path}"`);
+      expect(res.body.errors[0].message).toContain(`"${enumName}" enum`);
+    }
+    // Written in the query itself, the value is refused by validation, likewise.
+    const literal = await gql(t.url, architect, `mutation { createProject(input: { name: "X", constructionType: castle, managers: [{ id: "${DEMO_IDS.users.architect}" }],
+      tradeListId: "${DEMO_IDS.tradeLists.standard}", responseType: DPGF }) { project { id } } }`);
+    expect([literal.status, literal.body.errors[0].extensions.code]).toEqual([400, 'BAD_USER_INPUT']);
+    expect(await count()).toBe(before);
+  });
+
+  it('answers the closed sets as enum values, the same words as REST', async () => {
+    const res = await gql(t.url, architect, `{ project(id: "${DEMO_IDS.projects.residence}") { constructionType responseType scopes { currency }
+      templates { responseType documents { state intention versions { status } } } } }`);
+    const rest = await request(t.url, 'GET', `/api/svc/v1/projects/${DEMO_IDS.projects.residence}`, { token: architect });
+    const { project } = res.body.data;
+    expect([project.constructionType, project.responseType, project.scopes?.currency ?? null])
+      .toEqual([rest.body.project.construction_type, rest.body.project.response_type, rest.body.project.scopes?.currency ?? null]);
+    const types = await gql(t.url, architect, `{ __schema { types { name kind enumValues { name } } } }`);
+    const enums = Object.fromEntries(types.body.data.__schema.types.filter((x: { kind: string; name: string }) => x.kind === 'ENUM' && !x.name.startsWith('__'))
+      .map((x: { name: string; enumValues: Array<{ name: string }> }) => [x.name, x.enumValues.map((v) => v.name)]));
+    expect(enums).toEqual({
+      ConstructionType: ['collective_building', 'extension', 'health_building', 'mall', 'office', 'other', 'public_building', 'public_space', 'single_flat', 'warehouse'],
+      ResponseType: ['DPGF', 'DPGF_QUOTE', 'QUOTE'],
+      Currency: ['CHF', 'DZD', 'EUR', 'GBP', 'MAD', 'TND', 'USD'],
+      DocumentState: ['PENDING', 'ANSWERED', 'IN_REVISION', 'DECLINED'],
+      VersionStatus: ['DRAFT', 'ANSWERED', 'IN_REVISION', 'DECLINED'],
+      Intention: ['YES', 'NO', 'MAYBE'],
+      CreditsScopeType: ['organization', 'headquarter'],
+    });
+    const states = new Set(project.templates.flatMap((x: { documents: Array<{ state: string }> }) => x.documents.map((d) => d.state)));
+    expect([...states].every((x) => enums.DocumentState.includes(x))).toBe(true);
+    expect(states.size).toBeGreaterThan(1);
   });
 
   it('refuses a manager who is not a user of the organization', async () => {
@@ -163,11 +234,11 @@ describe('Mutation.createProject', () => {
 describe('Mutation.archiveProject', () => {
   it('archives, idempotently, and NOT_FOUND for another organization\'s project', async () => {
     const created = (await gql(t.url, architect, CREATE, { input: validInput() })).body.data.createProject;
-    const first = await gql(t.url, architect, `mutation { archiveProject(id: "${created.id}") { archived archivedAt } }`);
-    const second = await gql(t.url, architect, `mutation { archiveProject(id: "${created.id}") { archived archivedAt } }`);
-    expect(first.body.data.archiveProject.archived).toBe(true);
-    expect(second.body.data.archiveProject.archivedAt).toBe(first.body.data.archiveProject.archivedAt);
-    const foreign = await gql(t.url, architect, `mutation { archiveProject(id: "${DEMO_IDS.projects.cabinetSudHall}") { id } }`);
+    const first = await gql(t.url, architect, `mutation { archiveProject(id: "${created.project.id}") { project { id archived archivedAt } } }`);
+    const second = await gql(t.url, architect, `mutation { archiveProject(id: "${created.project.id}") { project { id archived archivedAt } } }`);
+    expect(first.body.data.archiveProject.project).toMatchObject({ id: created.project.id, archived: true });
+    expect(second.body.data.archiveProject.project.archivedAt).toBe(first.body.data.archiveProject.project.archivedAt);
+    const foreign = await gql(t.url, architect, `mutation { archiveProject(id: "${DEMO_IDS.projects.cabinetSudHall}") { project { id } } }`);
     expect(foreign.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 });
@@ -175,12 +246,16 @@ describe('Mutation.archiveProject', () => {
 describe('Mutation.switchOrganization', () => {
   it('changes the current organization, and refuses one where the caller is not Administrator', async () => {
     const token = await tokenFor(t.url, 'architect@demo.test');
-    const res = await gql(t.url, token, `mutation { switchOrganization(organizationId: "${DEMO_IDS.organizations.atelierNord}") { name } }`);
-    expect(res.body.data.switchOrganization.name).toBe('Atelier Nord');
+    const SWITCH = 'mutation($o: ID!) { switchOrganization(organizationId: $o) { organization { name } me { id currentOrganizationId currentOrganization { name } } } }';
+    const res = await gql(t.url, token, SWITCH, { o: DEMO_IDS.organizations.atelierNord });
+    // The organization, and the caller's record as it now is.
+    expect(res.body.data.switchOrganization).toEqual({ organization: { name: 'Atelier Nord' }, me: {
+      id: DEMO_IDS.users.architect, currentOrganizationId: DEMO_IDS.organizations.atelierNord, currentOrganization: { name: 'Atelier Nord' },
+    } });
     expect((await gql(t.url, token, '{ me { currentOrganization { name } } }')).body.data.me.currentOrganization.name).toBe('Atelier Nord');
-    const refused = await gql(t.url, token, `mutation { switchOrganization(organizationId: "${DEMO_IDS.organizations.cabinetSud}") { name } }`);
+    const refused = await gql(t.url, token, SWITCH, { o: DEMO_IDS.organizations.cabinetSud });
     expect(refused.body.errors[0].extensions.code).toBe('NOT_FOUND');
-    await gql(t.url, token, `mutation { switchOrganization(organizationId: "${DEMO_IDS.organizations.atelierDemo}") { name } }`);
+    await gql(t.url, token, SWITCH, { o: DEMO_IDS.organizations.atelierDemo });
   });
 });
 

@@ -62,6 +62,18 @@ describe('Query.projectsStatistics', () => {
   });
 });
 
+describe('ProjectStatistics.id', () => {
+  it('is "<projectId>:statistics", the same object from projectsStatistics and from Project.statistics, whatever the case of the id asked for', async () => {
+    const id = DEMO_IDS.projects.residence;
+    const res = await gql(t.url, architect, `query($ids: [ID!]!, $id: ID!) { projectsStatistics(ids: $ids) { id projectId ${STATS} } project(id: $id) { statistics { id projectId ${STATS} } } }`,
+      { ids: [id, id.toUpperCase()], id: id.toUpperCase() });
+    const [lower, upper] = res.body.data.projectsStatistics;
+    expect(lower).toMatchObject({ id: `${id}:statistics`, projectId: id });
+    expect(upper).toEqual(lower);
+    expect(res.body.data.project.statistics).toEqual(lower);
+  });
+});
+
 describe('Project.statistics', () => {
   it('resolves the statistics of each listed project through one batched statement', async () => {
     const res = await gql(t.url, architect, `{ projects { nodes { id statistics { projectId answered budgets { total } } } } }`);

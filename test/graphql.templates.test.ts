@@ -133,6 +133,40 @@ describe('Project.templates', () => {
   });
 });
 
+describe('Template.trade', () => {
+  it('is the project\'s trade, the same ProjectTrade record as in Project.trades, every field equal', async () => {
+    const TRADE = 'id projectId number name shortName comment createdAt updatedAt';
+    const res = await gql(t.url, architect, `query($id: ID!) { project(id: $id) { trades { ${TRADE} } templates { id trade { ${TRADE} } } } }`, { id: PRJ.residence });
+    const { trades, templates } = res.body.data.project;
+    expect(templates).toHaveLength(6);
+    for (const template of templates) expect(trades).toContainEqual(template.trade);
+    expect(templates[0].trade).toEqual(trades[0]);
+  });
+
+  it('runs no more statements with the templates\' trades than without them when Project.trades is asked too', async () => {
+    const query = (trade: string) => `{ projects { nodes { trades { id } templates { id ${trade} } } } }`;
+    const without = await t.queries.measure(() => gql(t.url, architect, query('')));
+    const withTrades = await t.queries.measure(() => gql(t.url, architect, query('trade { id name }')));
+    expect(withTrades.result.body.errors).toBeUndefined();
+    expect(withTrades.statements).toBe(without.statements);
+  });
+});
+
+describe('Template.stats and DocumentVersion ids', () => {
+  it('keys a template\'s stats by "<templateId>:stats" and each version by its own id', async () => {
+    const templates = await templatesOf(PRJ.residence, 'id stats { id templateId contractors } documents { id versions { id version } }');
+    const versionIds = new Set<string>();
+    for (const template of templates) {
+      expect(template.stats).toMatchObject({ id: `${template.id}:stats`, templateId: template.id });
+      for (const d of template.documents) for (const v of d.versions) versionIds.add(v.id);
+    }
+    const rows = await t.orm.em.fork().getConnection().execute<Array<{ id: string }>>(`select v.id from document_version v join document d on d.id = v.document_id
+      join template x on x.id = d.template_id where x.project_id = ?`, [PRJ.residence]);
+    expect(rows.length).toBeGreaterThan(5);
+    expect(versionIds).toEqual(new Set(rows.map((r) => r.id)));
+  });
+});
+
 describe('Template.documents and Document', () => {
   it('gives each invited contractor\'s document with its contractor, intention, state, download time and versions', async () => {
     const [main] = await templatesOf(PRJ.residence, `id documents { ${DOCUMENT} }`);

@@ -570,13 +570,15 @@ describe('batch reads of TemplateService and DocumentService (the GraphQL loader
     const all = [...docs.result.values()].flat();
     const versions = await t.queries.measure(() => service.versionsByDocument(all.map((d) => d.id)));
     expect(versions.statements).toBe(1);
+    const [petitVersion] = await sql<{ id: string }>('select id from document_version where document_id = ? and version = 1', [DOC.residenceGoPetit]);
     expect(versions.result.get(DOC.residenceGoPetit)).toEqual([{
-      version: 1, subTotal: 124800, discount: 0, status: 'ANSWERED', sentAt: new Date('2026-10-09T14:30:00Z'), isMandate: true, hasFiles: true, hasDpgf: true,
+      id: petitVersion.id, version: 1, subTotal: 124800, discount: 0, status: 'ANSWERED', sentAt: new Date('2026-10-09T14:30:00Z'), isMandate: true, hasFiles: true, hasDpgf: true,
     }]);
     const contractors = await t.queries.measure(() => service.contractorsByIds([...all.map((d) => d.contractorId), CTR.sudCharpentesVercors]));
     expect(contractors.statements).toBe(1);
     expect(contractors.result.get(CTR.batimentsDurand)).toEqual({
       id: CTR.batimentsDurand, name: 'Bâtiments Durand SAS', email: 'p.durand@batiments-durand.fr', phone: '04 78 58 12 30', information: { fiscalNumber: '73282932000074' },
+      companyId: DEMO_IDS.organizations.batimentsDurand, createdAt: new Date('2026-02-01T09:00:00Z'), updatedAt: new Date('2026-02-01T09:00:00Z'),
     });
     expect(contractors.result.has(CTR.nordCourantsLambert)).toBe(true);
     expect(contractors.result.has(CTR.sudCharpentesVercors)).toBe(false);

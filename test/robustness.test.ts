@@ -89,7 +89,7 @@ describe('text never carries a NUL character to the database', () => {
 
   it('answers BAD_USER_INPUT in GraphQL for a NUL in an input field', async () => {
     const trades = await count('project_trade');
-    const res = await gql(t.url, architect, 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { id } }', {
+    const res = await gql(t.url, architect, 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }', {
       p: PRJ.residence, i: { name: 'Serrurerie\u0000', number: '09', shortName: 'SE' },
     });
     expectBadUserInput(res, [{ field: 'name', message: NUL }]);
@@ -250,7 +250,7 @@ describe('a body nested too deeply is refused', () => {
   });
 
   it('answers BAD_USER_INPUT for deeply nested GraphQL variables (refused by their types before any of our code)', async () => {
-    const res = await gql(t.url, architect, 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { id } }', {
+    const res = await gql(t.url, architect, 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }', {
       p: PRJ.residence, i: { name: nest(3000, 'x', (v) => [v]), number: '09', shortName: 'SE' },
     });
     // A variable of the wrong type is rejected before execution: Apollo answers such requests 400.

@@ -1,11 +1,14 @@
 import DataLoader from 'dataloader';
-import { OrganizationService, type OrganizationView } from '../services/organization.service';
-import { DocumentService, type ContractorView, type DocumentFields, type DocumentVersionView } from '../services/document.service';
+import type { GraphQLSchema } from 'graphql';
+import type { ContractorDetailView } from '../services/contractor.service';
+import { OrganizationService, type OrganizationView, type UserView } from '../services/organization.service';
+import { DocumentService, type DocumentFields, type DocumentVersionRecord } from '../services/document.service';
 import { ProjectTradeService, type ProjectTradeView } from '../services/project-trade.service';
 import { TemplateService, type TemplateFields } from '../services/template.service';
-import { ProjectService, type ManagerView } from '../services/project.service';
+import { ProjectService, type ProjectView } from '../services/project.service';
 import type { ServiceContext } from '../services/service-context';
 import { StatisticsService, type ProjectStatisticsView, type TemplateStatsView } from '../services/statistics.service';
+import { TradeListService, type TradeListTradeView } from '../services/trade-list.service';
 
 /** A loader from a batch function that answers a Map; missing keys resolve to `fallback`. */
 function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V): DataLoader<string, V> {
@@ -26,20 +29,46 @@ export function createLoaders(sc: ServiceContext) {
   const trades = new ProjectTradeService(sc);
   const templates = new TemplateService(sc);
   const documents = new DocumentService(sc);
+  const tradeLists = new TradeListService(sc);
   return {
+    project: mapLoader<Omit<ProjectView, 'managers'> | null>((ids) => projects.fieldsByIds(ids), null),
     organization: mapLoader<OrganizationView | null>(async (ids) => {
       const views = await organizations.views(ids.map((id) => id.toLowerCase()).filter((id) => sc.caller.adminOrganizationIds.includes(id)));
       return new Map(views.map((v) => [v.id, v]));
     }, null),
-    managers: mapLoader<ManagerView[]>((ids) => projects.managersByProject(ids), []),
+    managers: mapLoader<UserView[]>((ids) => projects.managersByProject(ids), []),
     templates: mapLoader<TemplateFields[]>((ids) => templates.templatesByProject(ids), []),
     documents: mapLoader<DocumentFields[]>((ids) => documents.documentsByTemplate(ids), []),
-    versions: mapLoader<DocumentVersionView[]>((ids) => documents.versionsByDocument(ids), []),
-    contractor: mapLoader<ContractorView | null>((ids) => documents.contractorsByIds(ids), null),
+    versions: mapLoader<DocumentVersionRecord[]>((ids) => documents.versionsByDocument(ids), []),
+    contractor: mapLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null),
     trades: mapLoader<ProjectTradeView[]>((ids) => trades.tradesByProject(ids), []),
+    tradeListTrades: mapLoader<TradeListTradeView[]>((ids) => tradeLists.tradesByList(ids), []),
     projectStatistics: mapLoader<ProjectStatisticsView | null>((ids) => statistics.projectStatistics(ids), null),
     templateStats: mapLoader<TemplateStatsView | null>((ids) => statistics.templateStats(ids), null),
   };
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/** A template of a project, through the project's templates (the loader of `Project.templates`); null when gone. */
+export async function templateOf(loaders: Loaders, projectId: string, templateId: string): Promise<TemplateFields | null> {
+  return (await loaders.templates.load(projectId)).find((t) => t.id === templateId) ?? null;
+}
+
+/**
+ * A mutation's payload shows the records as the mutation left them: once a mutation field has run, the request's
+ * loaders forget what they loaded before it (an earlier mutation's payload of the same request). Mutation
+ * fields run one after the other, each payload before the next mutation.
+ */
+export function freshLoadsAfterMutations(schema: GraphQLSchema): GraphQLSchema {
+  for (const field of Object.values(schema.getMutationType()?.getFields() ?? {})) {
+    const resolve = field.resolve;
+    if (!resolve) continue;
+    field.resolve = async (root, args, context: { loaders: Loaders }, info) => {
+      const result = await resolve(root, args, context, info);
+      for (const loader of Object.values(context.loaders)) loader.clearAll();
+      return result;
+    };
+  }
+  return schema;
+}

@@ -23,6 +23,14 @@ export const GRAPHQL_LIMITS = {
   maxDirectives: 20,
 };
 
+/**
+ * Apollo's CSRF check, counting `Authorization` as the header that forces a CORS preflight: no cross-site form or
+ * simple request can send it, and every operation needs it, so a plain GET with a bearer token runs
+ * (decisions.md section 8) while a request reaching Apollo with none of these headers and a simple content type
+ * would be refused 400. The other two are Apollo Client's own.
+ */
+export const CSRF_PREVENTION = { requestHeaders: ['authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] };
+
 type Context = GraphQLContext & { requestId: string; log: AppState['log'] };
 
 /**
@@ -84,9 +92,11 @@ function isLandingPageRequest(ctx: AppContext): boolean {
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
 export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const armor = new ApolloArmor({
-    maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
+    // Depth and cost are those of the fields a query selects, however it is written: a fragment spread is not a
+    // level of its own (front ends build their queries from fragments, as codegen and Apollo Client encourage).
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, flattenFragments: true },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
-    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
+    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, flattenFragments: true },
     // Counted by graphql-js's own parser (parseOptions below), whose syntax error Apollo answers 400; armor's
     // plugin parsed every query a second time and threw from a hook, which Apollo answers 500.
     maxTokens: { enabled: false },
@@ -109,9 +119,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
     allowBatchedHttpRequests: false,
     // Persisted queries: none (docs/decisions.md); a request naming one is refused with 400.
     persistedQueries: false,
-    // Every operation needs a bearer token in Authorization, which no cross-site form or simple request can
-    // send: Apollo's CSRF header check adds nothing (decisions.md section 8: an authorized GET is legitimate).
-    csrfPrevention: false,
+    csrfPrevention: CSRF_PREVENTION,
     includeStacktraceInErrorResponses: false,
     formatError,
     // server.ts owns shutdown: HTTP server first, then this, then the database.

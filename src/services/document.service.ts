@@ -1,5 +1,6 @@
 import { Contractor } from '../entities';
 import { NotFoundError } from '../errors';
+import { contractorDetailView, type ContractorDetailView } from './contractor.service';
 import { signedFileUrl } from './file-url';
 import type { ServiceContext } from './service-context';
 import { round2 } from './time';
@@ -8,15 +9,6 @@ import { groupUnder } from './batch';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
 export type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';
-
-/** An entry of the organization's contractor directory. */
-export interface ContractorView {
-  id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  information: { fiscalNumber: string | null };
-}
 
 /** A document's own fields; its contractor and versions come from contractorsByIds and versionsByDocument. */
 export interface DocumentFields {
@@ -39,6 +31,11 @@ export interface DocumentVersionView {
   isMandate: boolean;
   hasFiles: boolean;
   hasDpgf: boolean;
+}
+
+/** A version with the id of its row (GraphQL keys it by that id; REST bodies do not show it). */
+export interface DocumentVersionRecord extends DocumentVersionView {
+  id: string;
 }
 
 /** A document as "Template detail" shows it, plus its `state`. */
@@ -78,6 +75,7 @@ interface DocumentRow {
 }
 
 interface VersionRow {
+  id: string;
   document_id: string;
   version: number;
   sub_total: string;
@@ -127,17 +125,18 @@ export class DocumentService {
   }
 
   /** Versions of many documents in one statement, by document id, ordered by version. */
-  async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, DocumentVersionView[]>> {
+  async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, DocumentVersionRecord[]>> {
     const ids = uuidList(documentIds);
     if (!ids.length) return new Map();
     // Documents reach here only through the caller's templates; versions carry no tenancy of their own.
     const rows = await this.sc.em.execute<VersionRow[]>(`
-      select v.document_id, v.version, v.sub_total, v.discount, v.status, v.sent_at, v.is_mandate, v.has_dpgf,
+      select v.id, v.document_id, v.version, v.sub_total, v.discount, v.status, v.sent_at, v.is_mandate, v.has_dpgf,
         exists (select 1 from document_file f where f.version_id = v.id) as has_files
       from document_version v
       where v.document_id = any(array[?]::uuid[])
       order by v.document_id, v.version`, [ids]);
-    return groupUnder(ids, rows, (r) => r.document_id, (r): DocumentVersionView => ({
+    return groupUnder(ids, rows, (r) => r.document_id, (r): DocumentVersionRecord => ({
+      id: r.id,
       version: r.version,
       subTotal: round2(Number(r.sub_total)),
       discount: round2(Number(r.discount)),
@@ -150,17 +149,11 @@ export class DocumentService {
   }
 
   /** Directory entries of the caller's organizations by id, in one statement. */
-  async contractorsByIds(contractorIds: readonly string[]): Promise<Map<string, ContractorView>> {
+  async contractorsByIds(contractorIds: readonly string[]): Promise<Map<string, ContractorDetailView>> {
     const ids = uuidList(contractorIds);
     if (!ids.length) return new Map();
     const rows = await this.sc.em.find(Contractor, { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } });
-    return new Map(rows.map((c) => [c.id, {
-      id: c.id,
-      name: c.name,
-      email: c.email,
-      phone: c.phone ?? null,
-      information: { fiscalNumber: c.fiscalNumber ?? null },
-    }]));
+    return new Map(rows.map((c) => [c.id, contractorDetailView(c)]));
   }
 
   /** Documents with their contractor and versions: two statements whatever their number. */
@@ -176,7 +169,7 @@ export class DocumentService {
         dceDownloadedAt: d.dceDownloadedAt,
         intention: d.intention,
         state: d.state,
-        versions: versions.get(d.id) ?? [],
+        versions: (versions.get(d.id) ?? []).map(({ id: _id, ...version }) => version),
       };
     });
   }

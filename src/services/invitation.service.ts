@@ -7,6 +7,9 @@ import { newLegacyId } from './legacy-id';
 import type { ServiceContext } from './service-context';
 
 export interface InvitationResult {
+  /** The template invited to, and its project (lowercase ids). */
+  projectId: string;
+  templateId: string;
   /** Documents created by this request (each consumed one credit). */
   created: number;
   /** The documents of the invited contractors, in the order of the request. */
@@ -89,6 +92,6 @@ export class InvitationService {
     const found = await documents.documentsOfContractors(tplId, contractorIds);
     const order = new Map(contractorIds.map((id, i) => [id, i]));
     found.sort((a, b) => order.get(a.contractorId)! - order.get(b.contractorId)!);
-    return { created, documents: await documents.views(found) };
+    return { projectId: project.id, templateId: tplId, created, documents: await documents.views(found) };
   }
 }

@@ -3,7 +3,8 @@ import { Headquarter, Membership, Organization, OrganizationKind, User } from '.
 import { canSeeOrganization } from './access';
 import type { ServiceContext } from './service-context';
 
-export interface OrganizationUserView {
+/** A user as the organizations that hold them show them (the same fields wherever a user appears). */
+export interface UserView {
   id: string;
   firstName: string;
   lastName: string;
@@ -18,7 +19,7 @@ export interface OrganizationView {
   name: string;
   information: { fiscalNumber: string | null };
   addresses: { number: string; address: string; zipCode: string; city: string; country: string }[];
-  users: OrganizationUserView[];
+  users: UserView[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -31,7 +32,7 @@ export interface HeadquarterView {
   updatedAt: Date;
 }
 
-export const userView = (u: User): OrganizationUserView => ({
+export const userView = (u: User): UserView => ({
   id: u.id,
   firstName: u.firstName,
   lastName: u.lastName,
@@ -64,6 +65,11 @@ export class OrganizationService {
     }));
   }
 
+  /** The caller as a user record. */
+  async callerView(): Promise<UserView> {
+    return userView(await this.sc.em.findOneOrFail(User, { id: this.sc.caller.userId }));
+  }
+
   /** #17: organizations where the caller is Administrator. */
   list(): Promise<OrganizationView[]> {
     return this.views(this.sc.caller.adminOrganizationIds);
@@ -85,7 +91,7 @@ export class OrganizationService {
   }
 
   /** #18: a user of one of the caller's organizations. */
-  async user(userId: string): Promise<OrganizationUserView & { organizationIds: string[] }> {
+  async user(userId: string): Promise<UserView & { organizationIds: string[] }> {
     const memberships = await this.sc.em.find(Membership, {
       user: userId,
       organization: { $in: this.sc.caller.adminOrganizationIds },

@@ -82,15 +82,17 @@ export class ProjectTradeService {
     });
   }
 
-  /** #9: refused (409) while templates of the trade exist. */
-  async delete(projectId: string, tradeId: string): Promise<void> {
+  /** #9: refused (409) while templates of the trade exist. Answers the ids of the trade and its project. */
+  async delete(projectId: string, tradeId: string): Promise<{ projectId: string; tradeId: string }> {
     try {
-      await this.sc.em.transactional(async (em) => {
+      return await this.sc.em.transactional(async (em) => {
         const { project, trade } = await this.find(em, projectId, tradeId);
         await holdWritable(em, project.id);
         if (await em.count(Template, { trade })) throw new ConflictError(IN_USE);
+        const deleted = { projectId: project.id, tradeId: trade.id };
         em.remove(trade);
         await em.flush();
+        return deleted;
       });
     } catch (err) {
       // A template created between the count and the delete: the foreign key refuses the delete.

@@ -7,6 +7,8 @@ import { dayOf } from './inputs/rules';
 import { keysetPage, type Page } from './pagination';
 import type { ServiceContext } from './service-context';
 import { groupUnder } from './batch';
+import { userView, type UserView } from './organization.service';
+import { uuidList } from './uuid';
 
 export interface ManagerView {
   id: string;
@@ -76,21 +78,26 @@ export function projectFields(p: Project): Omit<ProjectView, 'managers'> {
 export class ProjectService {
   constructor(private readonly sc: ServiceContext) {}
 
-  /** Managers of many projects in one statement, by project id. */
-  async managersByProject(projectIds: readonly string[]): Promise<Map<string, ManagerView[]>> {
+  /** Managers of many projects in one statement, by project id, as user records. */
+  async managersByProject(projectIds: readonly string[]): Promise<Map<string, UserView[]>> {
     const rows = projectIds.length
       ? await this.sc.em.find(ProjectManager, { project: { $in: [...projectIds] } }, { populate: ['user'], orderBy: { user: { lastName: 'asc', firstName: 'asc' } } })
       : [];
-    return groupUnder(projectIds, rows, (r) => r.project.id, ({ user }): ManagerView => {
-      const u = user as User;
-      return { id: u.id, firstName: u.firstName, lastName: u.lastName, email: u.email };
-    });
+    return groupUnder(projectIds, rows, (r) => r.project.id, ({ user }) => userView(user as User));
   }
 
   /** Full views of projects: two statements whatever their number. */
   async views(projects: Project[]): Promise<ProjectView[]> {
     const managers = await this.managersByProject(projects.map((p) => p.id));
-    return projects.map((p) => ({ ...projectFields(p), managers: managers.get(p.id) ?? [] }));
+    const manager = ({ id, firstName, lastName, email }: UserView): ManagerView => ({ id, firstName, lastName, email });
+    return projects.map((p) => ({ ...projectFields(p), managers: (managers.get(p.id) ?? []).map(manager) }));
+  }
+
+  /** Projects of the caller's organizations by id, in one statement; ids the caller may not see are absent. */
+  async fieldsByIds(projectIds: readonly string[]): Promise<Map<string, Omit<ProjectView, 'managers'>>> {
+    const ids = uuidList(projectIds);
+    const rows = ids.length ? await this.sc.em.find(Project, { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } }) : [];
+    return new Map(rows.map((p) => [p.id, projectFields(p)]));
   }
 
   /** #1: projects of the caller's organizations, newest first; archived ones only with `archived`. */

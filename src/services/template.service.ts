@@ -61,6 +61,13 @@ export interface TemplateDocumentsView {
   documents: DocumentView[];
 }
 
+/** What a delete removed: the template, then its slices; the main template of a removed slice. */
+export interface RemovedTemplates {
+  projectId: string;
+  templateIds: string[];
+  parentTemplateId: string | null;
+}
+
 export interface TemplateListOptions {
   first?: number | null;
   after?: string | null;
@@ -204,12 +211,13 @@ export class TemplateService {
 
   /**
    * #14: a slice removes itself; a main template removes itself with its slices (and their documents).
-   * 409 when any of them holds an ANSWERED version: answers are never lost.
+   * 409 when any of them holds an ANSWERED version: answers are never lost. Answers what went, and the
+   * main template whose slices changed when a slice went.
    */
-  async remove(projectId: string, templateId: string): Promise<void> {
+  async remove(projectId: string, templateId: string): Promise<RemovedTemplates> {
     const project = await writableProject(this.sc, projectId);
     const id = templateId.toLowerCase();
-    await this.sc.em.transactional(async (em) => {
+    return this.sc.em.transactional(async (em) => {
       await holdWritable(em, project.id);
       const [found] = await em.execute<Array<{ trade_id: string }>>('select trade_id from template where id = ? and project_id = ?', [id, project.id]);
       if (!found) throw new NotFoundError('Template not found');
@@ -220,7 +228,14 @@ export class TemplateService {
       if (await hasAnswers(em, id)) {
         throw new ConflictError('The template or one of its slices holds answered offers: it cannot be deleted');
       }
-      await em.execute('delete from template where id = ?', [id]);
+      // The slices would go by the foreign key's cascade; named here so that their ids are answered.
+      const removed = await em.execute<Array<{ id: string; parent_id: string | null }>>(
+        'delete from template where id = ? or parent_id = ? returning id, parent_id', [id, id]);
+      return {
+        projectId: project.id,
+        templateIds: [id, ...removed.filter((r) => r.id !== id).map((r) => r.id)],
+        parentTemplateId: removed.find((r) => r.id === id)?.parent_id ?? null,
+      };
     });
   }
 }

@@ -1,7 +1,9 @@
 import { QueryOrder } from '@mikro-orm/core';
 import { TradeList, TradeListTrade } from '../entities';
 import { NotFoundError } from '../errors';
+import { groupUnder } from './batch';
 import type { ServiceContext } from './service-context';
+import { uuidList } from './uuid';
 
 export interface TradeListView {
   id: string;
@@ -45,6 +47,16 @@ export class TradeListService {
       orderBy: [{ organization: QueryOrder.ASC_NULLS_FIRST }, { name: QueryOrder.ASC }, { id: QueryOrder.ASC }],
     });
     return lists.map(listView);
+  }
+
+  /**
+   * Trades of many lists in one statement, by list id, by number. Lists reach here only once visible
+   * (`list`, `get`): trades carry no tenancy of their own.
+   */
+  async tradesByList(tradeListIds: readonly string[]): Promise<Map<string, TradeListTradeView[]>> {
+    const ids = uuidList(tradeListIds);
+    const rows = ids.length ? await this.sc.em.find(TradeListTrade, { tradeList: { $in: ids } }, { orderBy: { number: 'asc', id: 'asc' } }) : [];
+    return groupUnder(ids, rows, (t) => t.tradeList.id, (t) => ({ id: t.id, number: t.number, name: t.name, shortName: t.shortName }));
   }
 
   /** #24: one visible list with its trades, in two statements. */

@@ -11,11 +11,13 @@ declare const document: { getElementById(id: string): { textContent: string | nu
 /** The mutation the page runs, and where its answer holds the trade it created. */
 const CREATE_TRADE = gql`
   mutation CreateTrade($projectId: ID!, $input: CreateProjectTradeInput!) {
-    createProjectTrade(projectId: $projectId, input: $input) { id name number }
+    createProjectTrade(projectId: $projectId, input: $input) { trade { id name number } project { id trades { id name } } }
   }
 `;
-type CreateTradeAnswer = { createProjectTrade: { __typename: string; id: string; name: string } };
-const createdTrade = (data: CreateTradeAnswer) => data.createProjectTrade;
+type CreateTradeAnswer = {
+  createProjectTrade: { trade: { __typename: string; id: string; name: string }; project: { id: string; trades: Array<{ id: string; name: string }> } };
+};
+const createdTrade = (data: CreateTradeAnswer) => data.createProjectTrade.trade;
 
 export interface ScenarioInput {
   service: string;

@@ -34,8 +34,16 @@ function projectRoot(): string {
 
 const IDE_SOURCES = path.join(projectRoot(), 'src', 'graphql', 'ide');
 
-/** The dashboard query the IDE opens with; test/browser.test.ts runs the same through Apollo Client. */
-export const DASHBOARD_QUERY_FILE = path.join(IDE_SOURCES, 'dashboard.graphql');
+const EXAMPLES = path.join(projectRoot(), 'examples', 'graphql');
+
+/**
+ * The dashboard query the IDE opens with: the front end's own (examples/graphql, which codegen types) with the
+ * fragments it spreads, as one runnable document. test/browser.test.ts runs the same through Apollo Client.
+ */
+export async function dashboardQuery(): Promise<string> {
+  const parts = await Promise.all(['dashboard.graphql', 'fragments.graphql'].map((f) => readFile(path.join(EXAMPLES, f), 'utf8')));
+  return parts.join('\n');
+}
 
 interface Asset {
   file: string;
@@ -125,7 +133,7 @@ export function createIde(config: Config): { page: AppMiddleware; asset: AppMidd
     }
     for (const name of ['ide.js', 'ide.css']) hash.update(await readFile(files.get(name)!.file));
     const id = hash.digest('hex').slice(0, 12);
-    return { id, html: renderPage(id, config, await readFile(DASHBOARD_QUERY_FILE, 'utf8')) };
+    return { id, html: renderPage(id, config, await dashboardQuery()) };
   })().catch((err) => {
     build = null;
     throw err;

@@ -1,14 +1,14 @@
-import { Arg, Args, Ctx, ID, Query, Resolver, UseMiddleware } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { ContractorService } from '../../services/contractor.service';
 import { CreditsService } from '../../services/credits.service';
 import { CreditsUsageQuery } from '../../services/inputs/credits.input';
-import { TradeListService } from '../../services/trade-list.service';
+import { TradeListService, type TradeListTradeView, type TradeListView } from '../../services/trade-list.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
-import { CreditsUsage, DirectoryContractor, TradeList, TradeListWithTrades } from '../types/directory.type';
+import { Contractor, CreditsUsage, TradeList, TradeListTrade } from '../types/directory.type';
 
-/** Trade lists, the contractor directory and credits usage: reads with no relation to batch. */
-@Resolver()
+/** Trade lists, the contractor directory and credits usage. */
+@Resolver(() => TradeList)
 export class DirectoryResolver {
   @Query(() => [TradeList], { description: 'Public trade lists and those of the caller\'s organizations' })
   tradeLists(@Ctx() { sc }: GraphQLContext) {
@@ -16,13 +16,19 @@ export class DirectoryResolver {
   }
 
   @UseMiddleware(uuidArguments)
-  @Query(() => TradeListWithTrades)
+  @Query(() => TradeList)
   tradeList(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
     return new TradeListService(sc).get(id);
   }
 
+  @FieldResolver(() => [TradeListTrade], { description: 'The trades of the list, by number' })
+  trades(@Root() list: TradeListView & { trades?: TradeListTradeView[] }, @Ctx() { loaders }: GraphQLContext) {
+    // `tradeList(id)` read them with the list; `tradeLists` did not.
+    return list.trades ?? loaders.tradeListTrades.load(list.id);
+  }
+
   @UseMiddleware(uuidArguments)
-  @Query(() => DirectoryContractor, { description: 'A contractor of the current organization\'s directory' })
+  @Query(() => Contractor, { description: 'A contractor of the current organization\'s directory' })
   contractor(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
     return new ContractorService(sc).get(id);
   }

@@ -1,20 +1,16 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
-import { OrganizationService } from '../../services/organization.service';
+import { OrganizationService, type UserView } from '../../services/organization.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
-import { Me, Organization } from '../types/organization.type';
+import { Organization, User } from '../types/organization.type';
+import { SwitchOrganizationPayload } from '../types/payloads.type';
 
 @UseMiddleware(uuidArguments)
 @Resolver(() => Organization)
 export class OrganizationResolver {
-  @Query(() => Me, { description: 'The authenticated caller' })
-  me(@Ctx() { sc }: GraphQLContext): Me {
-    return {
-      id: sc.caller.userId,
-      email: sc.caller.email,
-      currentOrganizationId: sc.caller.currentOrganizationId,
-      organizationIds: sc.caller.adminOrganizationIds,
-    };
+  @Query(() => User, { description: 'The authenticated caller' })
+  me(@Ctx() { sc }: GraphQLContext) {
+    return new OrganizationService(sc).callerView();
   }
 
   @Query(() => [Organization], { description: 'Organizations where the caller is Administrator' })
@@ -27,21 +23,35 @@ export class OrganizationResolver {
     return new OrganizationService(sc).get(id);
   }
 
-  @Mutation(() => Organization, { description: 'Sets the caller\'s current organization' })
-  switchOrganization(@Arg('organizationId', () => ID) organizationId: string, @Ctx() { sc }: GraphQLContext) {
-    return new OrganizationService(sc).switch(organizationId);
+  @Mutation(() => SwitchOrganizationPayload, { description: 'Sets the caller\'s current organization' })
+  async switchOrganization(@Arg('organizationId', () => ID) organizationId: string, @Ctx() { sc }: GraphQLContext): Promise<SwitchOrganizationPayload> {
+    return { organization: await new OrganizationService(sc).switch(organizationId) };
   }
 }
 
-@Resolver(() => Me)
-export class MeResolver {
-  @FieldResolver(() => Organization, { description: 'The current organization' })
-  currentOrganization(@Root() me: Me, @Ctx() { loaders }: GraphQLContext) {
-    return loaders.organization.load(me.currentOrganizationId);
+/**
+ * The caller's own session on their `User` record: set on the caller, null on any other user (a manager, a user
+ * of an organization), whatever path reached them, so one cached record per person stays true.
+ */
+@Resolver(() => User)
+export class UserResolver {
+  @FieldResolver(() => ID, { nullable: true, description: 'Caller only: the current organization\'s id' })
+  currentOrganizationId(@Root() user: UserView, @Ctx() { sc }: GraphQLContext): string | null {
+    return user.id === sc.caller.userId ? sc.caller.currentOrganizationId : null;
   }
 
-  @FieldResolver(() => [Organization], { description: 'Organizations where the caller is Administrator' })
-  organizations(@Root() me: Me, @Ctx() { loaders }: GraphQLContext) {
-    return loaders.organization.loadMany(me.organizationIds);
+  @FieldResolver(() => [ID], { nullable: true, description: 'Caller only: organizations where the caller is Administrator' })
+  organizationIds(@Root() user: UserView, @Ctx() { sc }: GraphQLContext): string[] | null {
+    return user.id === sc.caller.userId ? sc.caller.adminOrganizationIds : null;
+  }
+
+  @FieldResolver(() => Organization, { nullable: true, description: 'Caller only: the current organization' })
+  currentOrganization(@Root() user: UserView, @Ctx() { sc, loaders }: GraphQLContext) {
+    return user.id === sc.caller.userId ? loaders.organization.load(sc.caller.currentOrganizationId) : null;
+  }
+
+  @FieldResolver(() => [Organization], { nullable: true, description: 'Caller only: organizations where the caller is Administrator' })
+  organizations(@Root() user: UserView, @Ctx() { sc, loaders }: GraphQLContext) {
+    return user.id === sc.caller.userId ? loaders.organization.loadMany(sc.caller.adminOrganizationIds) : null;
   }
 }

@@ -4,6 +4,7 @@ import { ProjectTradeService } from '../../services/project-trade.service';
 import type { ProjectView } from '../../services/project.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
+import { CreateProjectTradePayload, DeleteProjectTradePayload, UpdateProjectTradePayload } from '../types/payloads.type';
 import { Project, ProjectTrade } from '../types/project.type';
 
 @Resolver(() => Project)
@@ -17,28 +18,30 @@ export class ProjectTradesFieldResolver {
 @UseMiddleware(uuidArguments)
 @Resolver(() => ProjectTrade)
 export class ProjectTradeResolver {
-  @Mutation(() => ProjectTrade)
-  createProjectTrade(
+  @Mutation(() => CreateProjectTradePayload)
+  async createProjectTrade(
     @Arg('projectId', () => ID) projectId: string,
     @Arg('input', () => CreateProjectTradeInput) input: CreateProjectTradeInput,
     @Ctx() { sc }: GraphQLContext,
   ) {
-    return new ProjectTradeService(sc).create(projectId, input);
+    const trade = await new ProjectTradeService(sc).create(projectId, input);
+    return { trade, projectId: trade.projectId };
   }
 
-  @Mutation(() => ProjectTrade)
-  updateProjectTrade(
+  @Mutation(() => UpdateProjectTradePayload)
+  async updateProjectTrade(
     @Arg('projectId', () => ID) projectId: string,
     @Arg('tradeId', () => ID) tradeId: string,
     @Arg('input', () => UpdateProjectTradeInput) input: UpdateProjectTradeInput,
     @Ctx() { sc }: GraphQLContext,
   ) {
-    return new ProjectTradeService(sc).update(projectId, tradeId, input);
+    const trade = await new ProjectTradeService(sc).update(projectId, tradeId, input);
+    return { trade, projectId: trade.projectId };
   }
 
-  @Mutation(() => Boolean, { description: 'true once deleted; CONFLICT while templates use the trade' })
+  @Mutation(() => DeleteProjectTradePayload, { description: 'Deletes a trade; CONFLICT while templates use it' })
   async deleteProjectTrade(@Arg('projectId', () => ID) projectId: string, @Arg('tradeId', () => ID) tradeId: string, @Ctx() { sc }: GraphQLContext) {
-    await new ProjectTradeService(sc).delete(projectId, tradeId);
-    return true;
+    const deleted = await new ProjectTradeService(sc).delete(projectId, tradeId);
+    return { deletedTradeId: deleted.tradeId, projectId: deleted.projectId };
   }
 }

@@ -1,15 +1,21 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { CreateProjectInput } from '../../services/inputs/project.input';
-import { pageSize } from '../../services/pagination';
+import { encodeCursor, pageSize } from '../../services/pagination';
 import { ProjectService, projectFields, type ProjectView } from '../../services/project.service';
+import type { ProjectStatisticsView } from '../../services/statistics.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
-import { Organization } from '../types/organization.type';
-import { Manager, Project, ProjectConnection } from '../types/project.type';
+import { Organization, User } from '../types/organization.type';
+import { ArchiveProjectPayload, CreateProjectPayload } from '../types/payloads.type';
+import { Project, ProjectConnection } from '../types/project.type';
 import { ProjectStatistics } from '../types/statistics.type';
-import { encodeCursor } from '../../services/pagination';
 
 type ProjectRoot = Omit<ProjectView, 'managers'>;
+
+/** A project's statistics as a cacheable object: keyed by an id derived from the project's (lowercase) id. */
+function statisticsOf(projectId: string, view: ProjectStatisticsView | null) {
+  return view && { id: `${projectId}:statistics`, projectId, ...view };
+}
 
 @UseMiddleware(uuidArguments)
 @Resolver(() => Project)
@@ -22,11 +28,12 @@ export class ProjectResolver {
     @Arg('after', () => String, { nullable: true }) after?: string | null,
   ): Promise<ProjectConnection> {
     const page = await new ProjectService(sc).list({ archived: !!archived, first: pageSize(first, 'first'), after });
-    const nodes = page.items.map(projectFields);
+    const nodes = page.items.map(projectFields) as Project[];
+    const edges = page.items.map((p, i) => ({ cursor: encodeCursor(p.createdAt, p.id), node: nodes[i] }));
     return {
-      nodes: nodes as Project[],
-      edges: page.items.map((p, i) => ({ cursor: encodeCursor(p.createdAt, p.id), node: nodes[i] as Project })),
-      pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor },
+      nodes,
+      edges,
+      pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: !!after, startCursor: edges[0]?.cursor ?? null, endCursor: page.endCursor },
       totalCount: page.totalCount,
     };
   }
@@ -36,28 +43,29 @@ export class ProjectResolver {
     return projectFields(await new ProjectService(sc).get(id));
   }
 
-  @Mutation(() => Project)
+  @Mutation(() => CreateProjectPayload)
   async createProject(@Arg('input', () => CreateProjectInput) input: CreateProjectInput, @Ctx() { sc }: GraphQLContext) {
-    return projectFields(await new ProjectService(sc).create(input));
+    return { project: projectFields(await new ProjectService(sc).create(input)) };
   }
 
-  @Mutation(() => Project, { description: 'Archives the project (idempotent)' })
+  @Mutation(() => ArchiveProjectPayload, { description: 'Archives the project (idempotent)' })
   async archiveProject(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
-    return projectFields(await new ProjectService(sc).archive(id));
+    return { project: projectFields(await new ProjectService(sc).archive(id)) };
   }
 
   @Query(() => [ProjectStatistics], { nullable: 'items', description: 'Statistics of many projects in one request, in the order of ids; null for an id the caller may not see' })
   async projectsStatistics(@Arg('ids', () => [ID]) ids: string[], @Ctx() { loaders }: GraphQLContext) {
-    const stats = await loaders.projectStatistics.loadMany(ids.map((id) => id.toLowerCase()));
+    const canonical = ids.map((id) => id.toLowerCase());
+    const stats = await loaders.projectStatistics.loadMany(canonical);
     // loadMany hands a failed load back as an Error per id: a fault, not a project the caller may not see.
     const failed = stats.find((s) => s instanceof Error);
     if (failed) throw failed;
-    return stats.map((s, i) => (s && !(s instanceof Error) ? { projectId: ids[i], ...s } : null));
+    return stats.map((s, i) => statisticsOf(canonical[i], s as ProjectStatisticsView | null));
   }
 
   @FieldResolver(() => ProjectStatistics)
   async statistics(@Root() project: ProjectRoot, @Ctx() { loaders }: GraphQLContext) {
-    return { projectId: project.id, ...(await loaders.projectStatistics.load(project.id)) };
+    return statisticsOf(project.id, await loaders.projectStatistics.load(project.id));
   }
 
   @FieldResolver(() => Organization)
@@ -65,7 +73,7 @@ export class ProjectResolver {
     return loaders.organization.load(project.organizationId);
   }
 
-  @FieldResolver(() => [Manager])
+  @FieldResolver(() => [User], { description: 'The project\'s managers, by last name' })
   managers(@Root() project: ProjectRoot, @Ctx() { loaders }: GraphQLContext) {
     return loaders.managers.load(project.id);
   }

@@ -1,5 +1,5 @@
-import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root, UseMiddleware } from 'type-graphql';
-import type { ContractorView, DocumentFields, DocumentView } from '../../services/document.service';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root, UseMiddleware } from 'type-graphql';
+import type { DocumentFields, DocumentView } from '../../services/document.service';
 import { ContractorInvitationInput, InviteContractorsInput } from '../../services/inputs/invitation.input';
 import { AddTemplateInput } from '../../services/inputs/template.input';
 import { InvitationService } from '../../services/invitation.service';
@@ -8,19 +8,15 @@ import { TemplateService, templateFields, type TemplateFields } from '../../serv
 import { validateInstance } from '../../services/validation';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
-import { Contractor, Document, DocumentVersion } from '../types/document.type';
-import { Project } from '../types/project.type';
+import { Contractor } from '../types/directory.type';
+import { Document, DocumentVersion } from '../types/document.type';
+import { AddTemplatePayload, DeleteTemplatePayload, InviteContractorsPayload } from '../types/payloads.type';
+import { Project, ProjectTrade } from '../types/project.type';
 import { TemplateStats } from '../types/statistics.type';
 import { Template } from '../types/template.type';
 
-/** A document as a resolver meets it: from a loader (ids only) or from a service view (embedded). */
-type DocumentRoot = Partial<DocumentFields> & Partial<Pick<DocumentView, 'contractor' | 'versions'>> & { id: string };
-
-@ObjectType()
-class InvitationResult {
-  @Field(() => Int, { description: 'Documents created by this request; each consumed one credit' }) created!: number;
-  @Field(() => [Document], { description: 'The documents of the invited contractors, in the order sent' }) documents!: DocumentRoot[];
-}
+/** A document as a resolver meets it: from a loader (ids only) or from a service view (embedded contractor). */
+type DocumentRoot = Partial<DocumentFields> & Partial<Pick<DocumentView, 'contractor'>> & { id: string };
 
 @Resolver(() => Project)
 export class ProjectTemplatesFieldResolver {
@@ -33,9 +29,18 @@ export class ProjectTemplatesFieldResolver {
 @UseMiddleware(uuidArguments)
 @Resolver(() => Template)
 export class TemplateResolver {
+  @FieldResolver(() => ProjectTrade, { description: 'The project\'s trade the template consults on' })
+  async trade(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
+    const trade = (await loaders.trades.load(template.projectId)).find((t) => t.id === template.trade.id);
+    // A template's trade cannot be deleted while the template exists (foreign key), nor be of another project.
+    if (!trade) throw new Error(`trade ${template.trade.id} of template ${template.id} is not among its project's trades`);
+    return trade;
+  }
+
   @FieldResolver(() => TemplateStats)
-  stats(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
-    return loaders.templateStats.load(template.id);
+  async stats(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
+    const stats = await loaders.templateStats.load(template.id);
+    return stats && { id: `${template.id}:stats`, templateId: template.id, ...stats };
   }
 
   @FieldResolver(() => [Document], { description: 'The invited contractors\' documents' })
@@ -50,22 +55,23 @@ export class TemplateResolver {
     return all.filter((t) => t.isSlice && t.trade.id === template.trade.id);
   }
 
-  @Mutation(() => Template, { description: 'Adds the trade\'s template, or a slice of it when it has one' })
+  @Mutation(() => AddTemplatePayload, { description: 'Adds the trade\'s template, or a slice of it when it has one' })
   async addTemplate(
     @Arg('projectId', () => ID) projectId: string,
     @Arg('input', () => AddTemplateInput) input: AddTemplateInput,
     @Ctx() { sc }: GraphQLContext,
   ) {
-    return templateFields(await new TemplateService(sc).create(projectId, input));
+    const template = await new TemplateService(sc).create(projectId, input);
+    return { template: templateFields(template), projectId: template.project.id, parentTemplateId: template.parent?.id ?? null };
   }
 
-  @Mutation(() => Boolean, { description: 'Deletes a template with its slices, or one slice; CONFLICT when it holds answers' })
+  @Mutation(() => DeleteTemplatePayload, { description: 'Deletes a template with its slices, or one slice; CONFLICT when it holds answers' })
   async deleteTemplate(@Arg('projectId', () => ID) projectId: string, @Arg('templateId', () => ID) templateId: string, @Ctx() { sc }: GraphQLContext) {
-    await new TemplateService(sc).remove(projectId, templateId);
-    return true;
+    const removed = await new TemplateService(sc).remove(projectId, templateId);
+    return { deletedTemplateIds: removed.templateIds, projectId: removed.projectId, parentTemplateId: removed.parentTemplateId };
   }
 
-  @Mutation(() => InvitationResult, { description: 'Invites contractors to a template; a repeated email creates nothing' })
+  @Mutation(() => InviteContractorsPayload, { description: 'Invites contractors to a template; a repeated email creates nothing' })
   async inviteContractors(
     @Arg('projectId', () => ID) projectId: string,
     @Arg('templateId', () => ID) templateId: string,
@@ -82,13 +88,14 @@ export class TemplateResolver {
 @Resolver(() => Document)
 export class DocumentResolver {
   @FieldResolver(() => Contractor)
-  contractor(@Root() doc: DocumentRoot, @Ctx() { loaders }: GraphQLContext): Promise<ContractorView | null> {
-    // Always the directory entry: a service view's embedded contractor lacks `phone`.
+  contractor(@Root() doc: DocumentRoot, @Ctx() { loaders }: GraphQLContext) {
+    // Always the directory entry: a service view's embedded contractor has only some of its fields.
     return loaders.contractor.load(doc.contractorId ?? doc.contractor!.id);
   }
 
   @FieldResolver(() => [DocumentVersion], { description: 'The contractor\'s priced answers, by version' })
   versions(@Root() doc: DocumentRoot, @Ctx() { loaders }: GraphQLContext) {
-    return doc.versions ?? loaders.versions.load(doc.id);
+    // Always through the loader: a service view's versions carry no row id.
+    return loaders.versions.load(doc.id);
   }
 }

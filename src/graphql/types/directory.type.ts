@@ -1,7 +1,8 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { ContractorInformation } from './document.type';
+import { CreditsScopeTypeEnum } from '../../services/inputs/enums';
+import { CompanyInformation } from './organization.type';
 
-@ObjectType()
+@ObjectType({ description: 'A trade of a trade list (the model a project\'s trades are copied from)' })
 export class TradeListTrade {
   @Field(() => ID) id!: string;
   @Field() number!: string;
@@ -9,6 +10,7 @@ export class TradeListTrade {
   @Field() shortName!: string;
 }
 
+/** `trades` resolves through a DataLoader (or from the root when the service already read them). */
 @ObjectType()
 export class TradeList {
   @Field(() => ID) id!: string;
@@ -18,33 +20,31 @@ export class TradeList {
   @Field(() => Date) updatedAt!: Date;
 }
 
-@ObjectType()
-export class TradeListWithTrades extends TradeList {
-  @Field(() => [TradeListTrade]) trades!: TradeListTrade[];
-}
-
-@ObjectType({ description: 'An entry of the current organization\'s contractor directory' })
-export class DirectoryContractor {
+@ObjectType({ description: 'An entry of an organization\'s contractor directory' })
+export class Contractor {
   @Field(() => ID) id!: string;
   @Field() name!: string;
   @Field() email!: string;
   @Field(() => String, { nullable: true }) phone!: string | null;
-  @Field(() => ContractorInformation) information!: ContractorInformation;
-  @Field(() => ID, { nullable: true }) companyId!: string | null;
+  @Field(() => CompanyInformation) information!: CompanyInformation;
+  @Field(() => ID, { nullable: true, description: 'The contractor company the entry is linked to' }) companyId!: string | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
 }
 
+// The two types below describe a period's figures about an organization or a headquarter, not those records:
+// their ids are named for what they point to, never `id`, so that a cache does not take them for the records.
+
 @ObjectType()
 export class CreditsScope {
-  @Field({ description: 'organization or headquarter' }) type!: string;
-  @Field(() => ID) id!: string;
+  @Field(() => CreditsScopeTypeEnum) type!: string;
+  @Field(() => ID, { name: 'scopeId', description: 'Id of the organization or headquarter reported on' }) id!: string;
   @Field() name!: string;
 }
 
 @ObjectType()
 export class OrganizationCredits {
-  @Field(() => ID) id!: string;
+  @Field(() => ID, { name: 'organizationId' }) id!: string;
   @Field() name!: string;
   @Field(() => Int) total!: number;
 }

@@ -1,25 +1,13 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import { DocumentStateEnum, IntentionEnum, VersionStatusEnum } from '../../services/inputs/enums';
 
-@ObjectType()
-export class ContractorInformation {
-  @Field(() => String, { nullable: true }) fiscalNumber!: string | null;
-}
-
-@ObjectType()
-export class Contractor {
-  @Field(() => ID) id!: string;
-  @Field() name!: string;
-  @Field() email!: string;
-  @Field(() => String, { nullable: true }) phone!: string | null;
-  @Field(() => ContractorInformation) information!: ContractorInformation;
-}
-
-@ObjectType()
+@ObjectType({ description: 'A version of a contractor\'s priced answer' })
 export class DocumentVersion {
+  @Field(() => ID) id!: string;
   @Field(() => Int) version!: number;
   @Field(() => Float) subTotal!: number;
   @Field(() => Float) discount!: number;
-  @Field({ description: 'DRAFT, ANSWERED, IN_REVISION or DECLINED' }) status!: string;
+  @Field(() => VersionStatusEnum) status!: string;
   @Field(() => Date, { nullable: true, description: 'null for a draft' }) sentAt!: Date | null;
   @Field() isMandate!: boolean;
   @Field() hasFiles!: boolean;
@@ -30,7 +18,7 @@ export class DocumentVersion {
 @ObjectType()
 export class Document {
   @Field(() => ID) id!: string;
-  @Field(() => String, { nullable: true, description: 'YES, NO, MAYBE or null' }) intention!: string | null;
-  @Field({ description: 'Status of the latest version; PENDING when none (or a draft)' }) state!: string;
+  @Field(() => IntentionEnum, { nullable: true, description: 'null until the contractor tells' }) intention!: string | null;
+  @Field(() => DocumentStateEnum) state!: string;
   @Field(() => Date, { nullable: true }) dceDownloadedAt!: Date | null;
 }

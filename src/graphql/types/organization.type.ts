@@ -1,8 +1,9 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 
+/** Company identifiers, shared by organizations and directory contractors. */
 @ObjectType()
-export class OrganizationInformation {
-  @Field(() => String, { nullable: true })
+export class CompanyInformation {
+  @Field(() => String, { nullable: true, description: 'SIRET, or the country\'s equivalent' })
   fiscalNumber!: string | null;
 }
 
@@ -15,14 +16,19 @@ export class Address {
   @Field({ description: 'lowercase two-letter country code' }) country!: string;
 }
 
-@ObjectType()
-export class OrganizationUser {
+/**
+ * A person, wherever they appear: the caller (`me`), a project's manager, a user of an organization. One type
+ * keyed by `id`, so a normalized cache holds one record per person. The fields about the caller's session are
+ * resolved only on the caller and are null on anyone else.
+ */
+@ObjectType({ description: 'A person: the caller, a project manager, a user of an organization. Fields marked "caller only" are null on any other user.' })
+export class User {
   @Field(() => ID) id!: string;
   @Field() firstName!: string;
   @Field() lastName!: string;
+  @Field() email!: string;
   @Field() phone!: string;
   @Field(() => String, { nullable: true }) mobile!: string | null;
-  @Field() email!: string;
   @Field() isRegistered!: boolean;
 }
 
@@ -30,17 +36,9 @@ export class OrganizationUser {
 export class Organization {
   @Field(() => ID) id!: string;
   @Field() name!: string;
-  @Field(() => OrganizationInformation) information!: OrganizationInformation;
+  @Field(() => CompanyInformation) information!: CompanyInformation;
   @Field(() => [Address]) addresses!: Address[];
-  @Field(() => [OrganizationUser]) users!: OrganizationUser[];
+  @Field(() => [User], { description: 'Members of the organization, by last name' }) users!: User[];
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date) updatedAt!: Date;
-}
-
-@ObjectType({ description: 'The authenticated caller' })
-export class Me {
-  @Field(() => ID) id!: string;
-  @Field() email!: string;
-  @Field(() => ID) currentOrganizationId!: string;
-  @Field(() => [ID], { description: 'Organizations where the caller is Administrator' }) organizationIds!: string[];
 }

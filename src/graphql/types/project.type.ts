@@ -1,8 +1,9 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../../services/inputs/enums';
 
 @ObjectType()
 export class ProjectScopes {
-  @Field(() => String, { nullable: true }) currency!: string | null;
+  @Field(() => CurrencyEnum, { nullable: true }) currency!: string | null;
   @Field(() => Float) vat!: number;
   @Field(() => Float, { nullable: true }) prorate!: number | null;
   @Field(() => Float, { nullable: true }) levels!: number | null;
@@ -20,23 +21,15 @@ export class ProjectOptionalDates {
   @Field(() => String, { nullable: true }) responsesOpeningDate!: string | null;
 }
 
-@ObjectType()
-export class Manager {
-  @Field(() => ID) id!: string;
-  @Field() firstName!: string;
-  @Field() lastName!: string;
-  @Field() email!: string;
-}
-
 /** Relations (organization, managers, trades, templates, statistics) are field resolvers over DataLoaders. */
 @ObjectType()
 export class Project {
   @Field(() => ID) id!: string;
   @Field() name!: string;
   @Field(() => ID) organizationId!: string;
-  @Field() constructionType!: string;
+  @Field(() => ConstructionTypeEnum) constructionType!: string;
   @Field(() => ID) tradeListId!: string;
-  @Field() responseType!: string;
+  @Field(() => ResponseTypeEnum) responseType!: string;
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' }) endOfOfferDate!: string | null;
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' }) endWorksConstruction!: string | null;
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' }) commencementWorksConstruction!: string | null;
@@ -57,10 +50,13 @@ export class ProjectEdge {
   @Field(() => Project) node!: Project;
 }
 
+/** Relay's PageInfo. Pages only go forward (`first`, `after`). */
 @ObjectType()
 export class PageInfo {
   @Field() hasNextPage!: boolean;
-  @Field(() => String, { nullable: true }) endCursor!: string | null;
+  @Field({ description: 'true when the page was asked for `after` a cursor' }) hasPreviousPage!: boolean;
+  @Field(() => String, { nullable: true, description: 'Cursor of the first edge; null for an empty page' }) startCursor!: string | null;
+  @Field(() => String, { nullable: true, description: 'Cursor of the last edge; null for an empty page' }) endCursor!: string | null;
 }
 
 @ObjectType()
@@ -71,7 +67,8 @@ export class ProjectConnection {
   @Field(() => Int) totalCount!: number;
 }
 
-@ObjectType()
+/** A trade (lot) of a project, wherever it appears: in `Project.trades` and as a template's `trade`. */
+@ObjectType({ description: 'A trade (lot) of a project' })
 export class ProjectTrade {
   @Field(() => ID) id!: string;
   @Field(() => ID) projectId!: string;

@@ -16,8 +16,12 @@ export class ProjectBudgets {
   @Field(() => AmountPercent) projectDeviation!: AmountPercent;
 }
 
-@ObjectType()
+// Statistics are objects a client caches: each has an id of its own, derived from its record's id so that it
+// is stable and never equal to that record's (a cache keys by typename and id, a crawl checks ids are unique).
+
+@ObjectType({ description: 'Figures of a project (decisions.md section 5)' })
 export class ProjectStatistics {
+  @Field(() => ID, { description: '"<projectId>:statistics"' }) id!: string;
   @Field(() => ID) projectId!: string;
   @Field(() => Int) answered!: number;
   @Field(() => Int) mayAnswer!: number;
@@ -27,8 +31,10 @@ export class ProjectStatistics {
   @Field(() => ProjectBudgets) budgets!: ProjectBudgets;
 }
 
-@ObjectType()
+@ObjectType({ description: 'Figures of a template or slice (decisions.md section 5)' })
 export class TemplateStats {
+  @Field(() => ID, { description: '"<templateId>:stats"' }) id!: string;
+  @Field(() => ID) templateId!: string;
   @Field(() => Float) deltaBudget!: number;
   @Field(() => Int) contractors!: number;
   @Field(() => Int) contractorsAnswers!: number;

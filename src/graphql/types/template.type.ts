@@ -1,4 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import { ResponseTypeEnum } from '../../services/inputs/enums';
 
 @ObjectType()
 export class TemplateBudgets {
@@ -12,15 +13,7 @@ export class ItemisedSheet {
   @Field() hasAdditionalServices!: boolean;
 }
 
-@ObjectType()
-export class TemplateTrade {
-  @Field(() => ID) id!: string;
-  @Field() name!: string;
-  @Field() number!: string;
-  @Field() shortName!: string;
-}
-
-/** The template record of interface.md; `stats` and `documents` resolve through DataLoaders. */
+/** The template record of interface.md; `trade`, `stats`, `documents` and `slices` resolve through DataLoaders. */
 @ObjectType()
 export class Template {
   @Field(() => ID) id!: string;
@@ -29,10 +22,9 @@ export class Template {
   @Field(() => String, { nullable: true, description: 'Slice name; null when the template is not a slice' }) slice!: string | null;
   @Field(() => Date, { nullable: true }) closedAt!: Date | null;
   @Field(() => Int) versionSaved!: number;
-  @Field(() => String, { nullable: true }) responseType!: string | null;
+  @Field(() => ResponseTypeEnum, { nullable: true }) responseType!: string | null;
   @Field(() => TemplateBudgets) budgets!: TemplateBudgets;
   @Field(() => ItemisedSheet) itemisedSheet!: ItemisedSheet;
-  @Field(() => TemplateTrade) trade!: TemplateTrade;
   @Field(() => Date, { nullable: true }) endOfOfferDate!: Date | null;
   @Field(() => Date, { nullable: true }) consultationStartedAt!: Date | null;
   @Field() foldOpened!: boolean;

@@ -1,5 +1,6 @@
 import { Field, Float, ID, InputType } from 'type-graphql';
 import { CONSTRUCTION_TYPES, CURRENCIES, RESPONSE_TYPES } from '../../entities/project.entity';
+import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from './enums';
 import { AtLeast, AtMost, Bool, DateInput, List, Nested, Num, OneOf, Optional, Required, Text, Uuid } from './rules';
 
 @InputType('ProjectManagerInput')
@@ -11,7 +12,7 @@ export class ManagerInput {
 
 @InputType('ProjectScopesInput')
 export class ScopesInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => CurrencyEnum, { nullable: true })
   @Optional() @OneOf(CURRENCIES)
   currency?: string | null;
 
@@ -61,7 +62,7 @@ export class CreateProjectInput {
   @Optional() @Uuid()
   organizationId?: string | null;
 
-  @Field(() => String, { description: CONSTRUCTION_TYPES.join(', ') })
+  @Field(() => ConstructionTypeEnum)
   @Required() @OneOf(CONSTRUCTION_TYPES)
   constructionType!: string;
 
@@ -73,7 +74,7 @@ export class CreateProjectInput {
   @Required() @Uuid()
   tradeListId!: string;
 
-  @Field(() => String, { description: RESPONSE_TYPES.join(', ') })
+  @Field(() => ResponseTypeEnum)
   @Required() @OneOf(RESPONSE_TYPES)
   responseType!: string;
 

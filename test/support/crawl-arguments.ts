@@ -1,0 +1,18 @@
+import { DEMO_IDS } from '../../src/seed/demo-data';
+
+/**
+ * Arguments of the Query fields for a crawl as architect@demo.test: every demo record of each kind, the
+ * caller's and others' (those answer NOT_FOUND or null, which a cache must survive too).
+ */
+export function demoRootArguments(): Record<string, Array<Record<string, unknown>>> {
+  const projects = Object.values(DEMO_IDS.projects);
+  return {
+    project: projects.map((id) => ({ id })),
+    projects: [{}, { archived: true }, { first: 2 }],
+    projectsStatistics: [{ ids: projects }],
+    organization: Object.values(DEMO_IDS.organizations).slice(0, 3).map((id) => ({ id })),
+    tradeList: Object.values(DEMO_IDS.tradeLists).map((id) => ({ id })),
+    contractor: Object.values(DEMO_IDS.contractors).map((id) => ({ id })),
+    creditsUsage: [{}, { headquarterId: DEMO_IDS.headquarter }],
+  };
+}
