@@ -31,7 +31,7 @@ let t: TestApp;
 let token: string;
 
 beforeAll(async () => {
-  cluster = await startOwnCluster('outage', 55421);
+  cluster = await startOwnCluster('outage');
   dbUrl = await cluster.createDatabase('tender');
   t = await startAppOn(dbUrl, ENV);
   token = await tokenFor(t.url, 'architect@demo.test');

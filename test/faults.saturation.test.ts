@@ -19,7 +19,7 @@ let cluster: OwnCluster;
 let dbUrl: string;
 
 beforeAll(async () => {
-  cluster = await startOwnCluster('saturation', 55420);
+  cluster = await startOwnCluster('saturation');
   dbUrl = await cluster.createDatabase('tender');
 }, 60000);
 afterAll(() => cluster?.stop());

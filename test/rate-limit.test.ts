@@ -11,6 +11,7 @@ import { LoginThrottle } from '../src/services/login-throttle';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenRequest } from './support/auth';
 import { request, type HttpResponse } from './support/http';
+import { freePort } from './support/ports';
 
 // docs/rate-limits.md: quotas per caller on the API, per address on /auth/token, sign-in lockouts.
 
@@ -361,12 +362,14 @@ describe('Redis store unreachable or not answering', () => {
   let silent: TestApp;
   let blackHole: Server;
   beforeAll(async () => {
-    // Ports of the range this test file may use: nothing listens on 55459; 55458 accepts and never answers.
+    // Nothing listens on `closed`; the black hole accepts connections and never answers.
+    const closed = await freePort();
     blackHole = createServer((socket) => socket.resume());
-    await new Promise<void>((resolve) => blackHole.listen(55458, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    const silentPort = (blackHole.address() as { port: number }).port;
     const env = { TRUST_PROXY: 'true', RATE_LIMIT_API_POINTS: '3' };
-    refused = await startTestApp({ ...env, REDIS_URL: 'redis://127.0.0.1:55459' });
-    silent = await startTestApp({ ...env, REDIS_URL: 'redis://127.0.0.1:55458' });
+    refused = await startTestApp({ ...env, REDIS_URL: `redis://127.0.0.1:${closed}` });
+    silent = await startTestApp({ ...env, REDIS_URL: `redis://127.0.0.1:${silentPort}` });
   });
   afterAll(async () => {
     await silent?.close();

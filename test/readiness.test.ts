@@ -8,7 +8,7 @@ describe('GET /readyz with the database stopped', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    cluster = await startOwnCluster('readiness', 55424);
+    cluster = await startOwnCluster('readiness');
     t = await startAppOn(await cluster.createDatabase('ready', { seed: false }));
   }, 60000);
   afterAll(async () => {

@@ -445,13 +445,13 @@ describe('a name is never blank', () => {
 
   it('answers BAD_USER_INPUT naming the fields in GraphQL, from the same rule', async () => {
     const projects = await count('project');
-    const created = await gql(t.url, architect, 'mutation($i: CreateProjectInput!) { createProject(input: $i) { id } }', {
+    const created = await gql(t.url, architect, 'mutation($i: CreateProjectInput!) { createProject(input: $i) { project { id } } }', {
       i: { name: '   ', constructionType: 'public_building', managers: [{ id: USR.architect }], tradeListId: TL.standard, responseType: 'DPGF' },
     });
     expectBadUserInput(created, [{ field: 'name', message: BLANK }]);
     expect(await count('project')).toBe(projects);
     const trades = await count('project_trade');
-    const res = await gql(t.url, architect, 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { id } }', {
+    const res = await gql(t.url, architect, 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }', {
       p: PRJ.residence, i: { name: '\t', number: ' ', shortName: '\u3000' },
     });
     expectBadUserInput(res, [{ field: 'name', message: BLANK }, { field: 'number', message: BLANK }, { field: 'shortName', message: BLANK }]);

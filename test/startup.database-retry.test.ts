@@ -2,6 +2,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/database';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
+import { freePort } from './support/ports';
 
 /** A logger whose lines the test reads. */
 function capturingLogger(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
@@ -15,8 +16,11 @@ const attemptLines = (lines: Array<Record<string, unknown>>) => lines.filter((l)
 describe('starting while the database is down (DATABASE_START_TIMEOUT_MS)', () => {
   let cluster: OwnCluster;
   let url: string;
+  /** A port nothing listens on. */
+  let closed: number;
   beforeAll(async () => {
-    cluster = await startOwnCluster('startup', 55426);
+    closed = await freePort();
+    cluster = await startOwnCluster('startup');
     url = await cluster.createDatabase('tender', { seed: false });
     await cluster.stop();
   }, 60000);
@@ -25,11 +29,11 @@ describe('starting while the database is down (DATABASE_START_TIMEOUT_MS)', () =
   it('retries with backoff, one log line per attempt, then fails with one clear line naming the bound', async () => {
     const { log, lines } = capturingLogger();
     // Nothing listens on this port.
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:55425/tender', DATABASE_START_TIMEOUT_MS: '1500', DATABASE_CONNECT_TIMEOUT_MS: '300' });
+    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `postgres://postgres:secret@127.0.0.1:${closed}/tender`, DATABASE_START_TIMEOUT_MS: '1500', DATABASE_CONNECT_TIMEOUT_MS: '300' });
     const started = Date.now();
     const err: Error = await openDatabase(config, log).then(() => new Error('opened'), (e: Error) => e);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
-    expect(err.message).toMatch(/^the database at 127\.0\.0\.1:55425\/tender did not answer within 1500 ms \(DATABASE_START_TIMEOUT_MS\) after \d+ attempts; last error: connect ECONNREFUSED 127\.0\.0\.1:55425$/);
+    expect(err.message).toMatch(new RegExp(`^the database at 127\\.0\\.0\\.1:${closed}/tender did not answer within 1500 ms \\(DATABASE_START_TIMEOUT_MS\\) after \\d+ attempts; last error: connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}$`));
     expect(err.message).not.toMatch(/\n|secret/);
     const attempts = attemptLines(lines);
     expect(attempts.map((l) => l.attempt)).toEqual(attempts.map((_, i) => i + 1));
@@ -38,7 +42,7 @@ describe('starting while the database is down (DATABASE_START_TIMEOUT_MS)', () =
     expect(attempts.at(-1)!.msg).toBe('database not reachable, giving up');
     // Exponential backoff, the last wait cut to what is left of the bound.
     expect(attempts.slice(0, 3).map((l) => l.retry_in_ms)).toEqual([250, 500, expect.any(Number)]);
-    expect(attempts.every((l) => l.database === '127.0.0.1:55425/tender')).toBe(true);
+    expect(attempts.every((l) => l.database === `127.0.0.1:${closed}/tender`)).toBe(true);
   });
 
   it('opens the database as soon as it comes up within the bound, then serves from it', async () => {
@@ -50,7 +54,7 @@ describe('starting while the database is down (DATABASE_START_TIMEOUT_MS)', () =
     const db = await opening;
     try {
       expect(attemptLines(lines).length).toBeGreaterThanOrEqual(1);
-      expect(lines.at(-1)).toMatchObject({ msg: 'database reachable', database: '127.0.0.1:55426/tender' });
+      expect(lines.at(-1)).toMatchObject({ msg: 'database reachable', database: `127.0.0.1:${cluster.port}/tender` });
       expect(await db.orm.em.fork().getConnection().execute('select count(*)::int as n from mikro_orm_migrations')).toEqual([{ n: expect.any(Number) }]);
     } finally {
       await db.close();

@@ -5,6 +5,7 @@ import { ormConfig } from '../../mikro-orm.config';
 import { startEmbeddedCluster, withDatabase } from '../../src/database';
 import { loadDemoData } from '../../src/seed/demo-data';
 import { RUN_DB_PREFIX, adminQuery, sweepOldRunDatabases } from './databases';
+import { freePort } from './ports';
 
 /**
  * Once per test run: pick the PostgreSQL server (DATABASE_URL's, else an embedded test cluster), build a
@@ -15,7 +16,7 @@ export default async function globalSetup(): Promise<void> {
   if (!serverUrl) {
     const cluster = await startEmbeddedCluster({
       dataDir: path.resolve(__dirname, '../../.data/test-pg'),
-      port: Number(process.env.TEST_EMBEDDED_PG_PORT ?? 54330),
+      port: process.env.TEST_EMBEDDED_PG_PORT ? Number(process.env.TEST_EMBEDDED_PG_PORT) : await freePort(),
       fast: true,
     });
     (globalThis as Record<string, unknown>).__TEST_CLUSTER__ = cluster;

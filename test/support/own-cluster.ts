@@ -5,11 +5,12 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
 import { adminQuery, startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../../src/database';
 import { loadDemoData } from '../../src/seed/demo-data';
+import { freePort } from './ports';
 
 /**
  * A PostgreSQL cluster of one test file's own, for fault tests that kill, restart, freeze and thaw the
  * database under a running service: never the machine's server on 5432, never the run's shared test
- * cluster. Ports 55420-55429 are reserved for these clusters; give each test file its own.
+ * cluster. Each listens on a port the OS gives it at start (kept across restarts).
  *
  * Commits are durable (synchronous_commit on; fsync off only survives a crash of PostgreSQL, not of the
  * machine, which is all these tests cause), so "every acknowledged write survives a kill" can be asserted.
@@ -69,8 +70,8 @@ async function waitUntilGone(pid: number, ms: number): Promise<void> {
 }
 
 /** Starts (initialising on first use, under .data/own-pg-<name>) a cluster of the calling test's own. */
-export async function startOwnCluster(name: string, port: number): Promise<OwnCluster> {
-  if (port < 55420 || port > 55429) throw new Error(`own clusters use ports 55420-55429, not ${port}`);
+export async function startOwnCluster(name: string): Promise<OwnCluster> {
+  const port = await freePort();
   const dataDir = path.resolve(__dirname, `../../.data/own-pg-${name}`);
   // A run killed while its cluster was frozen leaves stopped processes behind: wake them so the start
   // below can shut them down.
