@@ -42,6 +42,21 @@ export interface Config {
   database: DatabaseLimits;
   /** Longest a readiness check waits for the database before answering 503. */
   readinessTimeoutMs: number;
+  metrics: MetricsConfig;
+}
+
+/** Where /metrics is served (README "Operate"). */
+export interface MetricsConfig {
+  /** A listener of its own for /metrics (and nothing else); null: none. */
+  port: number | null;
+  host: string;
+  /** Required as `Authorization: Bearer <token>` wherever /metrics is served. */
+  token: string | null;
+  /**
+   * /metrics on the service's own port: with a token, or outside production; never open to the public in
+   * production, where a port or a token must be configured.
+   */
+  onMainPort: boolean;
 }
 
 export interface DatabaseLimits {
@@ -173,6 +188,24 @@ export function loadConfig(env: Env = process.env): Config {
     database: databaseLimits(env),
     readinessTimeoutMs: int(env, 'READINESS_TIMEOUT_MS', 1000, 50, 60000),
     rateLimit: rateLimitConfig(env),
+    metrics: metricsConfig(env, production),
+  };
+}
+
+function metricsConfig(env: Env, production: boolean): MetricsConfig {
+  const port = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : int(env, 'METRICS_PORT', 0, 0, 65535);
+  const token = str(env, 'METRICS_TOKEN', '') || null;
+  if (token !== null && !/^[\x21-\x7e]{16,256}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 visible ASCII characters');
+  }
+  if (port !== null && port === int(env, 'PORT', 3000, 0, 65535) && port !== 0) {
+    throw new ConfigError(`METRICS_PORT must differ from PORT (${port})`);
+  }
+  return {
+    port,
+    host: str(env, 'METRICS_HOST', str(env, 'HOST', '0.0.0.0')),
+    token,
+    onMainPort: port === null && (token !== null || !production),
   };
 }
 

@@ -9,6 +9,7 @@ import { MethodNotAllowedError } from '../errors';
 import { authenticateRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
+import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
@@ -59,6 +60,28 @@ const errorsPlugin: ApolloServerPlugin<Context> = {
 };
 
 /**
+ * Counts and times every operation Apollo answers by operation name (bounded: Metrics.operationLabel), type
+ * and the code of its first error.
+ */
+function metricsPlugin(metrics: Metrics): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      const started = process.hrtime.bigint();
+      return {
+        async willSendResponse({ operation, operationName, response }) {
+          const name = metrics.operationLabel(operationName ?? operation?.name?.value, operation !== undefined);
+          const type = operation?.operation ?? 'unknown';
+          const first = response.body.kind === 'single' ? response.body.singleResult.errors?.[0] : undefined;
+          const code = Metrics.errorCodeLabel(first ? first.extensions?.code ?? 'INTERNAL_SERVER_ERROR' : undefined);
+          metrics.graphqlOperations.inc({ operation_name: name, operation_type: type, error_code: code });
+          metrics.graphqlDuration.observe({ operation_name: name, operation_type: type }, Number(process.hrtime.bigint() - started) / 1e9);
+        },
+      };
+    },
+  };
+}
+
+/**
  * Subscriptions run over a long-lived connection, never over a GET or a POST: refused at validation, before
  * anything runs. (Rules given to Apollo apply to /graphql over HTTP only.)
  */
@@ -82,7 +105,7 @@ function isLandingPageRequest(ctx: AppContext, config: Config): boolean {
 }
 
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
-export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+export async function graphqlRoutes(config: Config, verifier: TokenVerifier, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const armor = new ApolloArmor({
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
@@ -101,6 +124,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
       ...(protection.plugins as ApolloServerPlugin<Context>[]),
       errorsPlugin,
       retryLaterPlugin<Context>(),
+      metricsPlugin(metrics),
       config.graphql.landingPage ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
     ],
     validationRules: [...protection.validationRules, noSubscriptionsOverHttp],
