@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import { compression, conditionalGet, entityTags, serializeJsonOnce } from './http/caching';
 import { answerClientErrors } from './http/client-error';
 import { errorsMiddleware } from './http/errors.middleware';
 import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './http/lifecycle';
@@ -57,6 +58,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(closeConnectionsWhenStopping(lifecycle));
   koa.use(requestContext(orm, log));
   koa.use(httpMetrics(metrics));
+  // Compression, then 304s, then ETags, over the final body (errors included): docs/caching.md.
+  koa.use(compression());
+  koa.use(conditionalGet());
+  koa.use(entityTags());
+  koa.use(serializeJsonOnce());
   koa.use(errorsMiddleware());
   koa.use(rateLimit(limiters, verifier, metrics));
   const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle);

@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor, tokenRequest } from './support/auth';
 import { gql } from './support/graphql';
-import { request } from './support/http';
+import { rawRequest, request } from './support/http';
 import { parseExposition, type Exposition } from './support/prometheus';
 
 let t: TestApp;
@@ -56,6 +56,14 @@ describe('GET /metrics (Prometheus text format)', () => {
     expect((after.value('http_requests_total', unmatched) ?? 0) - (before.value('http_requests_total', unmatched) ?? 0)).toBe(1);
     const labelValues = after.samples.flatMap((s) => Object.values(s.labels));
     expect(labelValues.filter((v) => v.includes(project) || v.includes(stray))).toEqual([]);
+  });
+
+  it('counts a 304 answered to a conditional GET as a 304', async () => {
+    const first = await rawRequest(`${t.url}/api/svc/v1/openapi.json`);
+    const labels = { method: 'GET', route: '/api/svc/v1/openapi.json', status: '304' };
+    expect(await delta('http_requests_total', labels, async () => {
+      expect((await rawRequest(`${t.url}/api/svc/v1/openapi.json`, { headers: { 'If-None-Match': String(first.headers.etag) } })).status).toBe(304);
+    })).toBe(1);
   });
 
   it('counts GraphQL operations by name, type and first error code; anonymous and unparsed ones under fixed names', async () => {

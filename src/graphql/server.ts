@@ -1,4 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -125,6 +126,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, met
       errorsPlugin,
       retryLaterPlugin<Context>(),
       metricsPlugin(metrics),
+      // Cache-Control is the HTTP layer's, alike for REST and GraphQL (src/http/auth.middleware.ts).
+      ApolloServerPluginCacheControl({ calculateHttpHeaders: false }),
       config.graphql.landingPage ? ApolloServerPluginLandingPageLocalDefault({ footer: false }) : ApolloServerPluginLandingPageDisabled(),
     ],
     validationRules: [...protection.validationRules, noSubscriptionsOverHttp],
