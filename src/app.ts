@@ -17,6 +17,7 @@ import { Readiness } from './http/readiness';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
 import { createRateLimiters } from './rate-limiters';
+import { sharedDownloadUrlSecret } from './services/file-url';
 import { IdentityProviderService } from './services/identity-provider.service';
 import { LoginThrottle } from './services/login-throttle';
 import { TokenVerifier } from './services/token-verifier';
@@ -52,6 +53,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const verifier = new TokenVerifier(config, ownKeys);
   // Counters in the service's own database unless Redis or memory is configured (docs/rate-limits.md).
   const limiters = await createRateLimiters(config.rateLimit, orm.config.get('clientUrl')!, log);
+  // One key for every instance on this database, unless the configuration gives one.
+  config.downloadUrlSecret ??= await sharedDownloadUrlSecret(orm.em.fork());
   const lifecycle = createLifecycle();
   const metrics = new Metrics();
   metrics.watchPool(orm);

@@ -30,8 +30,11 @@ export interface Config {
     /** Least time between two JWKS fetches triggered by an unknown `kid`. */
     jwksCooldownMs: number;
   };
-  /** Secret that signs download URLs; random per process when not set. */
-  downloadUrlSecret: string | null;
+  /**
+   * Key that signs download URLs: DOWNLOAD_URL_SECRET, or else (null here) the one shared through the
+   * database, which createApp loads into this field at start.
+   */
+  downloadUrlSecret: string | Buffer | null;
   graphql: { introspection: boolean; landingPage: boolean };
   /** After a stop signal: the listener stays open this long (readiness already failing), then closes. */
   shutdownGraceMs: number;
@@ -179,7 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
       clockToleranceSeconds: int(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
       jwksCooldownMs: int(env, 'AUTH_JWKS_COOLDOWN_MS', 5000, 0, 3600000),
     },
-    downloadUrlSecret: env.DOWNLOAD_URL_SECRET || null,
+    downloadUrlSecret: downloadUrlSecret(env),
     graphql: {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
@@ -190,6 +193,14 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: rateLimitConfig(env),
     metrics: metricsConfig(env, production),
   };
+}
+
+function downloadUrlSecret(env: Env): string | null {
+  const secret = str(env, 'DOWNLOAD_URL_SECRET', '') || null;
+  if (secret !== null && secret.length < 32) {
+    throw new ConfigError(`DOWNLOAD_URL_SECRET must be at least 32 characters (${secret.length} given); leave it empty to use the key kept in the database`);
+  }
+  return secret;
 }
 
 function metricsConfig(env: Env, production: boolean): MetricsConfig {
