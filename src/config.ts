@@ -1,4 +1,6 @@
 /** Configuration from environment variables, validated once at start. */
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 
@@ -152,6 +154,26 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
     throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/**
+ * Adds the variables of a `.env` file (in the working directory by default) to `env`, when the file exists;
+ * a variable the real environment already has, even empty, wins over the file. The format is Node's own
+ * (`util.parseEnv`, as `node --env-file`): `NAME=value`, quotes, `#` comments, `export` prefixes.
+ * Returns whether a file was read.
+ */
+export function readEnvFile(file = '.env', env: Env = process.env): boolean {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new ConfigError(`${file} could not be read: ${(err as Error).message}`);
+  }
+  for (const [name, value] of Object.entries(parseEnv(text))) {
+    if (env[name] === undefined) env[name] = value;
+  }
+  return true;
 }
 
 /** Reads and validates the configuration; throws ConfigError naming the faulty variable. */

@@ -1,7 +1,7 @@
 /** Entry point of `npm start`: database (embedded by default), demo data, HTTP server, clean shutdown. */
 import 'reflect-metadata';
 import { createApp, listen } from './app';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, readEnvFile, type Config } from './config';
 import { openDatabase } from './database';
 import { createLogger } from './logger';
 import { loadDemoData } from './seed/demo-data';
@@ -9,6 +9,7 @@ import { shutDown } from './shutdown';
 
 function readConfig(): Config {
   try {
+    readEnvFile();
     return loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
