@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pkg from '../package.json';
@@ -56,5 +56,22 @@ describe('npm start (scripts/run-built.js)', () => {
   it('refuses with one line saying what to do when dist/ is stale and TypeScript is missing', () => {
     expect(ensureBuilt(make({ sourceAge: 10, builtAge: 60 }), 'src/server.js', { tsc: null }))
       .toBe('src changed since dist/ was built, and TypeScript is not installed: run `npm install` (TypeScript is a dependency), then start again');
+  });
+});
+
+describe('package.json engines', () => {
+  /** `^M.m.p` ranges joined by `||`, the only form engines uses here. */
+  const satisfies = (version: string, range: string) => range.split('||').some((part) => {
+    const [M, m, p] = part.trim().replace(/^\^/, '').split('.').map(Number);
+    const [vM, vm, vp] = version.replace(/^v/, '').split('.').map(Number);
+    return vM === M && (vm > m || (vm === m && vp >= p));
+  });
+
+  it('names the Node lines CI runs the suite on, and the Node running this suite is one of them', () => {
+    expect(pkg.engines.node).toBe('^20.19.0 || ^22.15.0 || ^24.0.0');
+    expect(satisfies(process.version, pkg.engines.node)).toBe(true);
+    expect(satisfies('v22.14.0', pkg.engines.node)).toBe(false);
+    expect(satisfies('v24.21.0', pkg.engines.node)).toBe(true);
+    expect(readFileSync(path.join(__dirname, '../.ci/run'), 'utf8')).toContain('EXTRA_NODE_LINES=${EXTRA_NODE_LINES-"22 24"}');
   });
 });
