@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, readEnvFile } from '../src/config';
@@ -37,15 +37,22 @@ describe('a .env file', () => {
   });
 
   it('is read by the server at start, from its working directory, under the real environment', () => {
-    // Two wrong values in the file: the start stops at the first one it checks, so which one it names tells
-    // whether the file was read and whether the real environment won.
+    // Two wrong values in the file, one of them also set right in the real environment: the start stops on
+    // the other one, which shows both that the file was read and that the real environment won.
     writeFileSync(path.join(dir, '.env'), 'PORT=not-a-port\nLOG_LEVEL=loud\n');
-    const start = (env: Record<string, string>) => spawnSync(process.execPath,
+    const started = spawnSync(process.execPath,
       ['-r', path.join(__dirname, 'support/swc-register.js'), path.join(__dirname, '../src/server.ts')],
-      { cwd: dir, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 60000 });
-    const fromFile = start({});
-    expect([fromFile.status, fromFile.stderr.trim()]).toEqual([1, 'Configuration error: PORT must be a whole number from 0 to 65535, got "not-a-port"']);
-    const realWins = start({ PORT: '0' });
-    expect([realWins.status, realWins.stderr.trim()]).toEqual([1, expect.stringMatching(/^Configuration error: LOG_LEVEL must be one of .*, got "loud"$/)]);
+      { cwd: dir, env: { PATH: process.env.PATH, PORT: '0' }, encoding: 'utf8', timeout: 60000 });
+    expect([started.status, started.stderr.trim()]).toEqual([1, expect.stringMatching(/^Configuration error: LOG_LEVEL must be one of .*, got "loud"$/)]);
+  });
+});
+
+describe('.env.example', () => {
+  it('lists every variable the configuration reads, so that a copy of it is a complete .env', () => {
+    const source = readFileSync(path.join(__dirname, '../src/config.ts'), 'utf8');
+    const read = new Set([...source.matchAll(/\(env, '([A-Z_]+)'|env\.([A-Z_]+)/g)].map((m) => m[1] ?? m[2]));
+    expect(read.size).toBeGreaterThan(40);
+    const example = readFileSync(path.join(__dirname, '../.env.example'), 'utf8');
+    expect([...read].filter((name) => !new RegExp(`^${name}=`, 'm').test(example))).toEqual([]);
   });
 });
