@@ -69,8 +69,8 @@ export function serializeJsonOnce(): AppMiddleware {
   return async (ctx, next) => {
     await next();
     const body: unknown = ctx.body;
-    if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function') {
-      ctx.body = JSON.stringify(body);
-    }
+    // Arrays and plain objects only: streams, buffers, Blobs and other bodies Koa sends as they are.
+    const proto = body !== null && typeof body === 'object' ? Object.getPrototypeOf(body) : undefined;
+    if (Array.isArray(body) || proto === Object.prototype || proto === null) ctx.body = JSON.stringify(body);
   };
 }
