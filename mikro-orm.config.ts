@@ -34,8 +34,8 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, l
       silent: true,
       tableName: 'mikro_orm_migrations',
     },
-    // rate_limit belongs to rate-limiter-flexible (src/rate-limiters.ts), not to an entity.
-    schemaGenerator: { skipTables: ['rate_limit'] },
+    // rate_limit belongs to rate-limiter-flexible (src/rate-limiters.ts), service_secret to file-url.ts's SQL.
+    schemaGenerator: { skipTables: ['rate_limit', 'service_secret'] },
     pool: waits.pool,
     // jit off: short OLTP and aggregate queries lose more to JIT compilation than they gain.
     driverOptions: {

@@ -1,5 +1,6 @@
 import { run as archive } from './archive.bench';
 import { run as auth } from './auth.bench';
+import { run as compression } from './compression.bench';
 import { run as rateLimit } from './rate-limit.bench';
 import { run as statistics } from './statistics.bench';
 
@@ -10,6 +11,7 @@ import { run as statistics } from './statistics.bench';
 const BENCHES: Record<string, () => Promise<void>> = {
   archive,
   auth,
+  compression,
   'rate-limit': rateLimit,
   statistics,
 };

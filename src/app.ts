@@ -3,10 +3,12 @@ import Koa from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import { compression, conditionalGet, entityTags, serializeJsonOnce } from './http/caching';
 import { answerClientErrors } from './http/client-error';
 import { corsMiddleware } from './http/cors.middleware';
 import { errorsMiddleware } from './http/errors.middleware';
 import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './http/lifecycle';
+import { httpMetrics, metricsRoutes, metricsServer } from './http/metrics';
 import { rateLimit } from './http/rate-limit.middleware';
 import { requestContext } from './http/request-context.middleware';
 import type { AppState } from './http/state';
@@ -16,10 +18,12 @@ import { Readiness } from './http/readiness';
 import { healthRoutes } from './rest/health.routes';
 import { restRoutes } from './rest';
 import { createRateLimiters } from './rate-limiters';
+import { sharedDownloadUrlSecret } from './services/file-url';
 import { IdentityProviderService } from './services/identity-provider.service';
 import { LoginThrottle } from './services/login-throttle';
 import { TokenVerifier } from './services/token-verifier';
 import { graphqlRoutes } from './graphql/server';
+import { Metrics } from './metrics';
 
 export interface AppDeps {
   config: Config;
@@ -29,6 +33,9 @@ export interface AppDeps {
 
 export interface App {
   koa: Koa<AppState>;
+  config: Config;
+  /** What /metrics exposes (src/metrics.ts). */
+  metrics: Metrics;
   /** Set when a shutdown begins (src/shutdown.ts); read by readiness and the connection middleware. */
   lifecycle: Lifecycle;
   /** Releases what the app holds besides the database (GraphQL server, key caches, readiness connection). */
@@ -47,23 +54,36 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const verifier = new TokenVerifier(config, ownKeys);
   // Counters in the service's own database unless Redis or memory is configured (docs/rate-limits.md).
   const limiters = await createRateLimiters(config.rateLimit, orm.config.get('clientUrl')!, log);
+  // One key for every instance on this database, unless the configuration gives one.
+  config.downloadUrlSecret ??= await sharedDownloadUrlSecret(orm.em.fork());
   const lifecycle = createLifecycle();
+  const metrics = new Metrics();
+  metrics.watchPool(orm);
   koa.use(closeConnectionsWhenStopping(lifecycle));
   koa.use(requestContext(orm, log));
+  koa.use(httpMetrics(metrics));
   // Outside the errors middleware, so that every error answer (401, 429, 503) carries the CORS headers and a
   // page can read it; inside the request context, so that a preflight has its request id and access log line.
   koa.use(corsMiddleware(config.cors));
+  // Compression, then 304s, then ETags, over the final body (errors included): docs/caching.md.
+  koa.use(compression());
+  koa.use(conditionalGet());
+  koa.use(entityTags());
+  koa.use(serializeJsonOnce());
   koa.use(errorsMiddleware());
-  koa.use(rateLimit(limiters, verifier));
+  koa.use(rateLimit(limiters, verifier, metrics));
   const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle);
   koa.use(healthRoutes(readiness).routes());
+  koa.use(metricsRoutes(metrics, config).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
   koa.use(restRoutes(config, verifier).routes());
   koa.use(fileRoutes(config).routes());
-  const graphql = await graphqlRoutes(config, verifier);
+  const graphql = await graphqlRoutes(config, verifier, metrics);
   koa.use(graphql.router.routes());
   return {
     koa,
+    config,
+    metrics,
     lifecycle,
     stop: async () => {
       await graphql.stop();
@@ -76,6 +96,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
 export interface RunningServer {
   server: http.Server;
   url: string;
+  /** The METRICS_PORT listener's /metrics URL; null when /metrics is served on the main port or not at all. */
+  metricsUrl: string | null;
   /**
    * Stops accepting connections and closes the idle ones; resolves once the last connection has ended
    * (in-flight requests finish). The shutdown sequence around it is src/shutdown.ts.
@@ -83,10 +105,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens on host:port (port 0: an ephemeral port). */
-export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
-  const server = http.createServer(app.koa.callback());
-  answerClientErrors(server);
+/** Starts listening; resolves to the URL it listens at (port 0: an ephemeral port). */
+async function listenOn(server: http.Server, host: string, port: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -94,10 +114,34 @@ export async function listen(app: App, host: string, port: number): Promise<Runn
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${shownHost}:${actualPort}`;
+}
+
+// Node's close() also closes keep-alive connections that are idle at that moment.
+const closeServer = (server: http.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/** Listens on host:port (port 0: an ephemeral port), and on METRICS_PORT when one is configured. */
+export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
+  const server = http.createServer(app.koa.callback());
+  answerClientErrors(server);
+  const { metrics: metricsConfig } = app.config;
+  const scrapes = metricsConfig.port === null ? null : metricsServer(app.metrics, metricsConfig.token);
+  const metricsUrl = scrapes ? `${await listenOn(scrapes, metricsConfig.host, metricsConfig.port!)}/metrics` : null;
+  let url: string;
+  try {
+    url = await listenOn(server, host, port);
+  } catch (err) {
+    if (scrapes) await closeServer(scrapes);
+    throw err;
+  }
   return {
     server,
-    url: `http://${shownHost}:${actualPort}`,
-    // Node's close() also closes keep-alive connections that are idle at that moment.
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url,
+    metricsUrl,
+    // Scrapes go on while the service drains; the metrics listener closes with it.
+    close: async () => {
+      await closeServer(server);
+      if (scrapes) await closeServer(scrapes);
+    },
   };
 }

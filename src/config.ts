@@ -1,4 +1,6 @@
 /** Configuration from environment variables, validated once at start. */
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 
@@ -30,8 +32,11 @@ export interface Config {
     /** Least time between two JWKS fetches triggered by an unknown `kid`. */
     jwksCooldownMs: number;
   };
-  /** Secret that signs download URLs; random per process when not set. */
-  downloadUrlSecret: string | null;
+  /**
+   * Key that signs download URLs: DOWNLOAD_URL_SECRET, or else (null here) the one shared through the
+   * database, which createApp loads into this field at start.
+   */
+  downloadUrlSecret: string | Buffer | null;
   graphql: { introspection: boolean; landingPage: boolean };
   /** Web origins whose pages may call the service from a browser (docs/decisions.md, "Browsers"). */
   cors: CorsSettings;
@@ -44,6 +49,21 @@ export interface Config {
   database: DatabaseLimits;
   /** Longest a readiness check waits for the database before answering 503. */
   readinessTimeoutMs: number;
+  metrics: MetricsConfig;
+}
+
+/** Where /metrics is served (README "Operate"). */
+export interface MetricsConfig {
+  /** A listener of its own for /metrics (and nothing else); null: none. */
+  port: number | null;
+  host: string;
+  /** Required as `Authorization: Bearer <token>` wherever /metrics is served. */
+  token: string | null;
+  /**
+   * /metrics on the service's own port: with a token, or outside production; never open to the public in
+   * production, where a port or a token must be configured.
+   */
+  onMainPort: boolean;
 }
 
 export interface DatabaseLimits {
@@ -145,6 +165,26 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
   return raw.replace(/\/+$/, '');
 }
 
+/**
+ * Adds the variables of a `.env` file (in the working directory by default) to `env`, when the file exists;
+ * a variable the real environment already has, even empty, wins over the file. The format is Node's own
+ * (`util.parseEnv`, as `node --env-file`): `NAME=value`, quotes, `#` comments, `export` prefixes.
+ * Returns whether a file was read.
+ */
+export function readEnvFile(file = '.env', env: Env = process.env): boolean {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new ConfigError(`${file} could not be read: ${(err as Error).message}`);
+  }
+  for (const [name, value] of Object.entries(parseEnv(text))) {
+    if (env[name] === undefined) env[name] = value;
+  }
+  return true;
+}
+
 /** Reads and validates the configuration; throws ConfigError naming the faulty variable. */
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf<NodeEnv>(env, 'NODE_ENV', 'development', ['development', 'production', 'test']);
@@ -173,7 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
       clockToleranceSeconds: int(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
       jwksCooldownMs: int(env, 'AUTH_JWKS_COOLDOWN_MS', 5000, 0, 3600000),
     },
-    downloadUrlSecret: env.DOWNLOAD_URL_SECRET || null,
+    downloadUrlSecret: downloadUrlSecret(env),
     graphql: {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
@@ -183,6 +223,32 @@ export function loadConfig(env: Env = process.env): Config {
     database: databaseLimits(env),
     readinessTimeoutMs: int(env, 'READINESS_TIMEOUT_MS', 1000, 50, 60000),
     rateLimit: rateLimitConfig(env),
+    metrics: metricsConfig(env, production),
+  };
+}
+
+function downloadUrlSecret(env: Env): string | null {
+  const secret = str(env, 'DOWNLOAD_URL_SECRET', '') || null;
+  if (secret !== null && secret.length < 32) {
+    throw new ConfigError(`DOWNLOAD_URL_SECRET must be at least 32 characters (${secret.length} given); leave it empty to use the key kept in the database`);
+  }
+  return secret;
+}
+
+function metricsConfig(env: Env, production: boolean): MetricsConfig {
+  const port = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : int(env, 'METRICS_PORT', 0, 0, 65535);
+  const token = str(env, 'METRICS_TOKEN', '') || null;
+  if (token !== null && !/^[\x21-\x7e]{16,256}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 visible ASCII characters');
+  }
+  if (port !== null && port === int(env, 'PORT', 3000, 0, 65535) && port !== 0) {
+    throw new ConfigError(`METRICS_PORT must differ from PORT (${port})`);
+  }
+  return {
+    port,
+    host: str(env, 'METRICS_HOST', str(env, 'HOST', '0.0.0.0')),
+    token,
+    onMainPort: port === null && (token !== null || !production),
   };
 }
 

@@ -1,7 +1,7 @@
 /** Entry point of `npm start`: database (embedded by default), demo data, HTTP server, clean shutdown. */
 import 'reflect-metadata';
 import { createApp, listen } from './app';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, readEnvFile, type Config } from './config';
 import { openDatabase } from './database';
 import { createLogger } from './logger';
 import { loadDemoData } from './seed/demo-data';
@@ -9,6 +9,7 @@ import { shutDown } from './shutdown';
 
 function readConfig(): Config {
   try {
+    readEnvFile();
     return loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -67,7 +68,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
 
   const base = config.publicUrl;
-  log.info({ url: running.url }, 'listening');
+  log.info({ url: running.url, metrics_url: running.metricsUrl }, 'listening');
+  const { metrics } = config;
+  if (metrics.port === null && !metrics.onMainPort) log.warn('/metrics is not served: set METRICS_PORT or METRICS_TOKEN (README, "Operate")');
+  const metricsLine = running.metricsUrl ?? (metrics.onMainPort ? `${base}/metrics${metrics.token ? '  (Authorization: Bearer $METRICS_TOKEN)' : ''}` : 'not served (set METRICS_PORT or METRICS_TOKEN)');
   console.log([
     '',
     `Tender BFF is up (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL under ${config.dataDir}/pg, port ${config.embeddedPgPort}`})`,
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
     config.auth.devProvider ? `  Token endpoint  POST ${base}/auth/token   (JWKS: ${base}/auth/jwks)` : '  Token endpoint  external identity provider',
     config.seedDemo ? '  Demo accounts   architect@demo.test, other@demo.test, member@demo.test, noapi@demo.test  (password: demo-password)' : '',
     `  Health          ${base}/healthz  ${base}/readyz`,
+    `  Metrics         ${metricsLine}`,
     '',
   ].filter(Boolean).join('\n'));
 }

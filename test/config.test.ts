@@ -53,6 +53,9 @@ describe('configuration', () => {
     ['RATE_LIMIT_TOKEN_WINDOW_SECONDS', '1.5', /^RATE_LIMIT_TOKEN_WINDOW_SECONDS must be a whole number/],
     ['LOGIN_LOCKOUT_SECONDS', '-1', /^LOGIN_LOCKOUT_SECONDS must be a whole number/],
     ['RATE_LIMIT_KEY_PREFIX', 'has space', /^RATE_LIMIT_KEY_PREFIX must be 1 to 64 letters/],
+    ['DOWNLOAD_URL_SECRET', 'too-short-a-secret', /^DOWNLOAD_URL_SECRET must be at least 32 characters \(18 given\)/],
+    ['METRICS_PORT', '3000', /^METRICS_PORT must differ from PORT \(3000\)/],
+    ['METRICS_PORT', 'nine', /^METRICS_PORT must be a whole number/],
   ])('stops on a wrong %s (%s) with a line naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

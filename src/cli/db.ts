@@ -5,7 +5,7 @@
  * signed before keep verifying until they expire, and running services pick the key up on its first use).
  */
 import 'reflect-metadata';
-import { loadConfig } from '../config';
+import { loadConfig, readEnvFile } from '../config';
 import { openDatabase } from '../database';
 import { loadDemoData } from '../seed/demo-data';
 import { createLogger } from '../logger';
@@ -16,6 +16,7 @@ const COMMANDS = ['migrate', 'seed', 'migration:create', 'rotate-signing-key'];
 async function main(command: string | undefined): Promise<void> {
   // Before anything starts: a typo must not open (or start) a database.
   if (!command || !COMMANDS.includes(command)) throw new Error(`usage: db.js ${COMMANDS.join(' | ')}`);
+  readEnvFile();
   const config = loadConfig();
   const log = createLogger(config);
   const db = await openDatabase(config, log);

@@ -1,5 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import { GraphQLError, type ValidationRule } from 'graphql';
@@ -8,6 +8,7 @@ import { MethodNotAllowedError } from '../errors';
 import { authenticateRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
+import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
@@ -67,6 +68,28 @@ const errorsPlugin: ApolloServerPlugin<Context> = {
 };
 
 /**
+ * Counts and times every operation Apollo answers by operation name (bounded: Metrics.operationLabel), type
+ * and the code of its first error.
+ */
+function metricsPlugin(metrics: Metrics): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      const started = process.hrtime.bigint();
+      return {
+        async willSendResponse({ operation, operationName, response }) {
+          const name = metrics.operationLabel(operationName ?? operation?.name?.value, operation !== undefined);
+          const type = operation?.operation ?? 'unknown';
+          const first = response.body.kind === 'single' ? response.body.singleResult.errors?.[0] : undefined;
+          const code = Metrics.errorCodeLabel(first ? first.extensions?.code ?? 'INTERNAL_SERVER_ERROR' : undefined);
+          metrics.graphqlOperations.inc({ operation_name: name, operation_type: type, error_code: code });
+          metrics.graphqlDuration.observe({ operation_name: name, operation_type: type }, Number(process.hrtime.bigint() - started) / 1e9);
+        },
+      };
+    },
+  };
+}
+
+/**
  * Subscriptions run over a long-lived connection, never over a GET or a POST: refused at validation, before
  * anything runs. (Rules given to Apollo apply to /graphql over HTTP only.)
  */
@@ -90,7 +113,7 @@ function isLandingPageRequest(ctx: AppContext): boolean {
 }
 
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
-export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+export async function graphqlRoutes(config: Config, verifier: TokenVerifier, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const armor = new ApolloArmor({
     // Depth and cost are those of the fields a query selects, however it is written: a fragment spread is not a
     // level of its own (front ends build their queries from fragments, as codegen and Apollo Client encourage).
@@ -111,6 +134,10 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier): Pr
       ...(protection.plugins as ApolloServerPlugin<Context>[]),
       errorsPlugin,
       retryLaterPlugin<Context>(),
+      metricsPlugin(metrics),
+      // Cache-Control is the HTTP layer's, alike for REST and GraphQL (src/http/auth.middleware.ts); Apollo's
+      // plugin would also compute a cache hint for every field of every answer.
+      ApolloServerPluginCacheControlDisabled(),
       // Apollo's own landing page loads its IDE and fonts from the internet: ours is served below.
       ApolloServerPluginLandingPageDisabled(),
     ],

@@ -17,6 +17,10 @@ export function verifiedToken(ctx: AppContext, verifier: TokenVerifier): Promise
  * `WWW-Authenticate`). REST and GraphQL both authenticate through here and only differ in the error body.
  */
 export async function authenticateRequest(ctx: AppContext, verifier: TokenVerifier): Promise<void> {
+  // The answer depends on who asks, refusals included: no shared cache may keep it, and a browser's copy is
+  // revalidated (ETag) each time (docs/caching.md). A handler may still ask for less (no-store).
+  ctx.vary('Authorization');
+  ctx.set('Cache-Control', 'private, no-cache');
   try {
     const token = await verifiedToken(ctx, verifier);
     ctx.state.caller = await loadCaller(ctx.state.em, token);

@@ -1,5 +1,6 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { TooManyRequestsError, type RateLimitPolicy } from '../errors';
+import type { Metrics } from '../metrics';
 import { clientKey } from '../services/client-key';
 import type { TokenVerifier } from '../services/token-verifier';
 import type { Quota, RateLimiters } from '../rate-limiters';
@@ -60,7 +61,7 @@ async function consume(ctx: AppContext, quota: Quota, key: string, what: string)
  * RateLimit headers; a 429, whoever throws it (here, or the sign-in lockout of the token endpoint), names
  * its policy in them, and the errors middleware writes the body in the endpoint's shape with Retry-After.
  */
-export function rateLimit(limiters: RateLimiters, verifier: TokenVerifier): AppMiddleware {
+export function rateLimit(limiters: RateLimiters, verifier: TokenVerifier, metrics: Metrics): AppMiddleware {
   return async (ctx, next) => {
     // Preflights carry no credentials and do no work; probes must always get through.
     if (ctx.method === 'OPTIONS' || EXEMPT_PATHS.has(ctx.path)) return next();
@@ -69,7 +70,10 @@ export function rateLimit(limiters: RateLimiters, verifier: TokenVerifier): AppM
       else await consume(ctx, limiters.api, await callerKey(ctx, verifier), 'per caller');
       await next();
     } catch (err) {
-      if (err instanceof TooManyRequestsError && err.policy) advertise(ctx, err.policy, 0, err.retryAfterSeconds);
+      if (err instanceof TooManyRequestsError) {
+        if (err.policy) advertise(ctx, err.policy, 0, err.retryAfterSeconds);
+        metrics.rateLimitRejections.inc({ policy: err.policy?.name ?? 'other' });
+      }
       throw err;
     }
   };

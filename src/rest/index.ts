@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import type { Config } from '../config';
 import type { AppState } from '../http/state';
 import type { TokenVerifier } from '../services/token-verifier';
@@ -48,6 +48,8 @@ export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppS
   const router = mountRoutes(ALL_ROUTES, config, verifier);
   const openapi = buildOpenApi(ALL_ROUTES);
   router.get('/api/svc/v1/openapi.json', (ctx) => {
+    // Changes with each release: kept by clients, revalidated through its ETag (a 304 when unchanged).
+    ctx.set('Cache-Control', 'no-cache');
     ctx.body = openapi;
   });
   router.get('/api/svc/v1/docs', (ctx) => {
@@ -58,12 +60,13 @@ export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppS
   // A Map, not an object literal: the name comes from the URL, and `constructor` or `__proto__` would find
   // what every object inherits.
   const assets = new Map([['swagger-ui.css', 'text/css'], ['swagger-ui-bundle.js', 'application/javascript']]);
-  router.get('/api/svc/v1/docs/:asset', async (ctx) => {
+  router.get('/api/svc/v1/docs/:asset', (ctx) => {
     const type = assets.get(ctx.params.asset);
     if (!type) return;
     ctx.type = type;
     ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = await readFile(path.join(uiDir, ctx.params.asset));
+    // Streamed from disk: its ETag comes from the file's size and time, without reading it.
+    ctx.body = createReadStream(path.join(uiDir, ctx.params.asset));
   });
   return router;
 }

@@ -7,11 +7,24 @@ import { isUuid } from './uuid';
 /** How long a download URL stays valid (decisions.md section 4). */
 export const DOWNLOAD_URL_TTL_SECONDS = 15 * 60;
 
-/** Used when DOWNLOAD_URL_SECRET is not set: URLs then stop working when the process restarts. */
-const PROCESS_SECRET = randomBytes(32);
+const SECRET_NAME = 'download_url';
+
+/**
+ * The key download URLs are signed with when DOWNLOAD_URL_SECRET is not set: 32 random bytes kept in the
+ * database, created by whichever instance starts first and read by every other one, so that a URL signed by
+ * one instance verifies on all of them, and after restarts (docs/decisions.md, "Several instances").
+ */
+export async function sharedDownloadUrlSecret(em: EntityManager): Promise<Buffer> {
+  const conn = em.getConnection();
+  // Instances starting together: one insert wins, every one reads the winner's row.
+  await conn.execute('insert into service_secret (name, secret) values (?, ?) on conflict (name) do nothing', [SECRET_NAME, randomBytes(32)]);
+  const [row] = await conn.execute<Array<{ secret: Buffer }>>('select secret from service_secret where name = ?', [SECRET_NAME]);
+  return row.secret;
+}
 
 function secretOf(config: Config): Buffer | string {
-  return config.downloadUrlSecret ?? PROCESS_SECRET;
+  if (config.downloadUrlSecret === null) throw new Error('The download URL secret was not loaded (createApp loads it)');
+  return config.downloadUrlSecret;
 }
 
 /** HMAC-SHA256 of the file id and the expiry time (unix seconds), base64url. */

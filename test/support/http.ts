@@ -1,3 +1,5 @@
+import http, { type IncomingHttpHeaders } from 'node:http';
+
 export interface HttpResponse<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number;
   headers: Headers;
@@ -31,4 +33,31 @@ export async function request(baseUrl: string, method: string, path: string, opt
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The bytes on the wire, not decoded (a compressed body stays compressed). */
+  body: Buffer;
+}
+
+/**
+ * One request through node:http, with exactly the headers given: unlike fetch(), nothing is added (fetch
+ * sends Accept-Encoding, and Cache-Control: no-cache with any If-None-Match) and nothing is decompressed.
+ */
+export function rawRequest(url: string, opts: { method?: string; headers?: Record<string, string>; token?: string; body?: string | Buffer } = {}): Promise<RawResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: opts.method ?? 'GET', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.setTimeout(15000, () => req.destroy(new Error(`no answer from ${url} within 15 s`)));
+    req.on('error', reject);
+    req.end(opts.body);
+  });
 }
