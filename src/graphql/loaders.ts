@@ -19,6 +19,27 @@ function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>
 }
 
 /**
+ * A caller sees only the few organizations they administer: the first request for any of them loads them all,
+ * in one statement, so that `me`, projects and payloads asking at different moments never cost a second one
+ * (with a loader per id, which ids come first would decide how many batches run).
+ */
+function callerOrganizations(organizations: OrganizationService, sc: ServiceContext) {
+  const all = new DataLoader<'all', Map<string, OrganizationView>>(async (keys) => {
+    const views = await organizations.views(sc.caller.adminOrganizationIds);
+    const byId = new Map(views.map((v) => [v.id, v]));
+    return keys.map(() => byId);
+  });
+  return {
+    load: async (id: string): Promise<OrganizationView | null> => (await all.load('all')).get(id.toLowerCase()) ?? null,
+    loadMany: async (ids: readonly string[]): Promise<Array<OrganizationView | null>> => {
+      const byId = await all.load('all');
+      return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
+    },
+    clearAll: () => all.clearAll(),
+  };
+}
+
+/**
  * One DataLoader per relation, made per request: each resolves a whole level of a query with one batched
  * statement, and caches for that request only.
  */
@@ -32,10 +53,7 @@ export function createLoaders(sc: ServiceContext) {
   const tradeLists = new TradeListService(sc);
   return {
     project: mapLoader<Omit<ProjectView, 'managers'> | null>((ids) => projects.fieldsByIds(ids), null),
-    organization: mapLoader<OrganizationView | null>(async (ids) => {
-      const views = await organizations.views(ids.map((id) => id.toLowerCase()).filter((id) => sc.caller.adminOrganizationIds.includes(id)));
-      return new Map(views.map((v) => [v.id, v]));
-    }, null),
+    organization: callerOrganizations(organizations, sc),
     managers: mapLoader<UserView[]>((ids) => projects.managersByProject(ids), []),
     templates: mapLoader<TemplateFields[]>((ids) => templates.templatesByProject(ids), []),
     documents: mapLoader<DocumentFields[]>((ids) => documents.documentsByTemplate(ids), []),
