@@ -43,10 +43,13 @@ const DOCS_HTML = `<!doctype html>
 <body><div id="ui"></div><script src="/api/svc/v1/docs/swagger-ui-bundle.js"></script>
 <script>SwaggerUIBundle({ url: '/api/svc/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
 
+/** The OpenAPI description of every REST operation, as served and as committed in openapi.json. */
+export const openApiDocument = () => buildOpenApi(ALL_ROUTES);
+
 /** The REST operations, their OpenAPI description and a reference page served from swagger-ui-dist. */
 export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppState> {
   const router = mountRoutes(ALL_ROUTES, config, verifier);
-  const openapi = buildOpenApi(ALL_ROUTES);
+  const openapi = openApiDocument();
   router.get('/api/svc/v1/openapi.json', (ctx) => {
     // Changes with each release: kept by clients, revalidated through its ETag (a 304 when unchanged).
     ctx.set('Cache-Control', 'no-cache');
