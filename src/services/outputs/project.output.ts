@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../../services/inputs/enums';
+import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../inputs/enums';
 
 @ObjectType()
 export class ProjectScopes {

@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { ResponseTypeEnum } from '../../services/inputs/enums';
+import { ResponseTypeEnum } from '../inputs/enums';
 
 @ObjectType()
 export class TemplateBudgets {

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { CreditsScopeTypeEnum } from '../../services/inputs/enums';
-import { CompanyInformation } from './organization.type';
+import { CreditsScopeTypeEnum } from '../inputs/enums';
+import { CompanyInformation } from './organization.output';
 
 @ObjectType({ description: 'A trade of a trade list (the model a project\'s trades are copied from)' })
 export class TradeListTrade {

@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { DocumentStateEnum, IntentionEnum, VersionStatusEnum } from '../../services/inputs/enums';
+import { DocumentStateEnum, IntentionEnum, VersionStatusEnum } from '../inputs/enums';
 
 @ObjectType({ description: 'A version of a contractor\'s priced answer' })
 export class DocumentVersion {
