@@ -1,35 +1,47 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { DEMO_IDS } from '../../seed/demo-data';
 import { CreditsScopeTypeEnum } from '../inputs/enums';
 import { CompanyInformation } from './organization.output';
+import { Rest, RestRecord } from './output';
+
+const DAY = { format: 'date' };
 
 @ObjectType({ description: 'A trade of a trade list (the model a project\'s trades are copied from)' })
 export class TradeListTrade {
-  @Field(() => ID) id!: string;
-  @Field() number!: string;
-  @Field() name!: string;
-  @Field() shortName!: string;
+  @Field(() => ID) @Rest({ example: DEMO_IDS.tradeListTrades.standard['01'] }) id!: string;
+  @Field() @Rest({ example: '01' }) number!: string;
+  @Field() @Rest({ example: 'Gros œuvre' }) name!: string;
+  @Field() @Rest({ example: 'GO' }) shortName!: string;
 }
 
 /** `trades` resolves through a DataLoader (or from the root when the service already read them). */
 @ObjectType()
+@RestRecord({ description: 'A trade list: a reusable catalogue of trades' })
 export class TradeList {
-  @Field(() => ID) id!: string;
-  @Field() name!: string;
-  @Field(() => ID, { nullable: true, description: 'null for a public list' }) organizationId!: string | null;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => Date) updatedAt!: Date;
+  @Field(() => ID) @Rest({ example: DEMO_IDS.tradeLists.standard }) id!: string;
+  @Field() @Rest({ example: 'Lots standard bâtiment' }) name!: string;
+  @Field(() => ID, { nullable: true, description: 'null for a public list' }) @Rest({ example: null }) organizationId!: string | null;
+  @Field(() => Date) @Rest({ example: '2026-01-02T08:00:00.000000Z' }) createdAt!: Date;
+  @Field(() => Date) @Rest({ example: '2026-01-02T08:00:00.000000Z' }) updatedAt!: Date;
+}
+
+/** #24: REST sends the list's trades with it. */
+@RestRecord({ description: 'A trade list with its trades' })
+export class TradeListWithTrades extends TradeList {
+  @Rest(() => [TradeListTrade]) trades!: TradeListTrade[];
 }
 
 @ObjectType({ description: 'An entry of an organization\'s contractor directory' })
+@RestRecord({ description: 'An entry of an organization\'s contractor directory' })
 export class Contractor {
-  @Field(() => ID) id!: string;
-  @Field() name!: string;
-  @Field() email!: string;
-  @Field(() => String, { nullable: true }) phone!: string | null;
+  @Field(() => ID) @Rest({ example: DEMO_IDS.contractors.batimentsDurand }) id!: string;
+  @Field() @Rest({ example: 'Bâtiments Durand SAS' }) name!: string;
+  @Field() @Rest({ example: 'p.durand@batiments-durand.fr' }) email!: string;
+  @Field(() => String, { nullable: true }) @Rest({ example: '04 78 58 12 30' }) phone!: string | null;
   @Field(() => CompanyInformation) information!: CompanyInformation;
-  @Field(() => ID, { nullable: true, description: 'The contractor company the entry is linked to' }) companyId!: string | null;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => Date) updatedAt!: Date;
+  @Field(() => ID, { nullable: true, description: 'The contractor company the entry is linked to' }) @Rest({ example: DEMO_IDS.organizations.batimentsDurand }) companyId!: string | null;
+  @Field(() => Date) @Rest({ example: '2026-02-01T09:00:00.000000Z' }) createdAt!: Date;
+  @Field(() => Date) @Rest({ example: '2026-02-01T09:00:00.000000Z' }) updatedAt!: Date;
 }
 
 // The two types below describe a period's figures about an organization or a headquarter, not those records:
@@ -37,23 +49,24 @@ export class Contractor {
 
 @ObjectType()
 export class CreditsScope {
-  @Field(() => CreditsScopeTypeEnum) type!: string;
-  @Field(() => ID, { name: 'scopeId', description: 'Id of the organization or headquarter reported on' }) id!: string;
-  @Field() name!: string;
+  @Field(() => CreditsScopeTypeEnum) @Rest({ example: 'organization' }) type!: string;
+  @Field(() => ID, { name: 'scopeId', description: 'Id of the organization or headquarter reported on' }) @Rest({ example: DEMO_IDS.organizations.atelierDemo }) id!: string;
+  @Field() @Rest({ example: 'Atelier Demo' }) name!: string;
 }
 
 @ObjectType()
 export class OrganizationCredits {
-  @Field(() => ID, { name: 'organizationId' }) id!: string;
-  @Field() name!: string;
-  @Field(() => Int) total!: number;
+  @Field(() => ID, { name: 'organizationId' }) @Rest({ example: DEMO_IDS.organizations.atelierDemo }) id!: string;
+  @Field() @Rest({ example: 'Atelier Demo' }) name!: string;
+  @Field(() => Int) @Rest({ schema: { minimum: 0 }, example: 6 }) total!: number;
 }
 
 @ObjectType()
+@RestRecord({ description: 'Credits consumed over a period by an organization or a headquarter' })
 export class CreditsUsage {
-  @Field(() => Int) total!: number;
-  @Field({ description: 'YYYY-MM-DD, inclusive' }) from!: string;
-  @Field({ description: 'YYYY-MM-DD, inclusive' }) to!: string;
+  @Field(() => Int) @Rest({ schema: { minimum: 0 }, example: 6 }) total!: number;
+  @Field({ description: 'YYYY-MM-DD, inclusive' }) @Rest({ schema: DAY, example: '2026-11-01' }) from!: string;
+  @Field({ description: 'YYYY-MM-DD, inclusive' }) @Rest({ schema: DAY, example: '2026-11-23' }) to!: string;
   @Field(() => CreditsScope) scope!: CreditsScope;
   @Field(() => [OrganizationCredits]) organizations!: OrganizationCredits[];
 }
