@@ -75,7 +75,9 @@ const ERRORS: Record<number, { name: string; description: string; headers?: Reco
   404: { name: 'NotFound', description: 'Unknown id, or an id the caller may not see' },
   409: { name: 'Conflict', description: 'Conflicts with the current state (archived project, record still in use)' },
   413: { name: 'PayloadTooLarge', description: 'Body larger than 1 MiB' },
+  414: { name: 'UriTooLong', description: 'Request target too long (refused by the HTTP server before any operation runs)', headers: { 'X-Request-Id': headerRef('X-Request-Id') } },
   415: { name: 'UnsupportedMediaType', description: 'Body not JSON (`Content-Type: application/json`), or in a content coding other than gzip, deflate, br' },
+  431: { name: 'HeadersTooLarge', description: 'Request headers too large (refused by the HTTP server before any operation runs)', headers: { 'X-Request-Id': headerRef('X-Request-Id') } },
   429: { name: 'TooManyRequests', description: 'Too many requests from this caller: wait `Retry-After` seconds', headers: RETRY_HEADERS },
   500: { name: 'InternalError', description: 'A fault of the service; `request_id` names it in the log' },
   503: { name: 'ServiceUnavailable', description: 'Database unavailable or saturated: try again after `Retry-After` seconds', headers: RETRY_HEADERS },
@@ -194,7 +196,7 @@ function operationOf(r: RouteDef, inputs: Record<string, JsonSchema>): JsonSchem
   if (r.method === 'get') {
     responses[304] = { description: 'Not modified: the `If-None-Match` tag is still current', headers: { 'X-Request-Id': headerRef('X-Request-Id'), ETag: headerRef('ETag') } };
   }
-  const statuses = [400, 401, 403, 404, ...(r.errors ?? []), ...(r.body ? [413, 415] : []), 429, 500, 503];
+  const statuses = [400, 401, 403, 404, ...(r.errors ?? []), ...(r.body ? [413, 415] : []), 414, 429, 431, 500, 503];
   for (const status of [...new Set(statuses)].sort((a, b) => a - b)) {
     const own = r.errorBodies?.[status];
     responses[status] = own ? { description: own.description, headers: COMMON_HEADERS, content: { 'application/json': { schema: own.schema } } } : responseRef(ERRORS[status].name);

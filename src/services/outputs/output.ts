@@ -37,8 +37,6 @@ interface RestField extends RestFieldOptions {
   property: string;
   /** `() => [Type]` for a list, as in type-graphql. */
   type?: () => OutputType | [OutputType];
-  /** A GraphQL list (type-graphql says it apart from the type). */
-  array?: boolean;
   hidden?: boolean;
 }
 
@@ -69,7 +67,7 @@ export function Rest(typeOrOptions?: (() => OutputType | [OutputType]) | RestFie
   return (prototype, key) => {
     if (typeof typeOrOptions === 'function') {
       // A type of REST's own replaces GraphQL's, list or not; the thunk runs when the schema is built.
-      addField(prototype.constructor as RecordClass, { ...options, property: String(key), type: typeOrOptions as () => OutputType | [OutputType], array: false });
+      addField(prototype.constructor as RecordClass, { ...options, property: String(key), type: typeOrOptions as () => OutputType | [OutputType] });
     } else {
       addField(prototype.constructor as RecordClass, { ...typeOrOptions, property: String(key) });
     }
@@ -105,8 +103,11 @@ function fieldsOf(cls: RecordClass): RestField[] {
     for (const f of storage.fields.filter((m) => m.target === c)) {
       fields.set(f.name, {
         property: f.name,
-        type: () => f.getType() as OutputType,
-        array: f.typeOptions.array,
+        // type-graphql knows a list only once the type thunk has run.
+        type: () => {
+          const t = f.getType() as OutputType;
+          return f.typeOptions.array ? [t] : t;
+        },
         nullable: f.typeOptions.nullable === true,
         description: f.description,
       });
@@ -172,7 +173,7 @@ export function restSchema(cls: RecordClass): JsonSchema {
     // A description of its own replaces the type's ("ISO 8601 ..."), a $ref takes none beside it in lint rules.
     if (f.description && !schema.$ref) schema.description = f.description;
     if (f.schema) schema = { ...schema, ...f.schema };
-    if (f.array || Array.isArray(type)) schema = { type: 'array', items: schema };
+    if (Array.isArray(type)) schema = { type: 'array', items: schema };
     if (f.nullable) schema = orNull(schema);
     if (f.example !== undefined) schema.examples = [f.example];
     properties[name] = schema;
