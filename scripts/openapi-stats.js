@@ -10,7 +10,6 @@ const fs = require('node:fs');
 const doc = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 const operations = Object.values(doc.paths).flatMap((item) => METHODS.filter((m) => item[m]).map((m) => item[m]));
-const components = doc.components?.schemas ?? {};
 
 const seen = new Set();
 const referenced = new Set();
