@@ -361,6 +361,7 @@ describe('unknown query parameters are a 400 on every operation, like unknown bo
     .replace(/\{\/:\w+\}/, '')
     .replace(':siret', '73282932000074')
     .replace(':tradeName', 'Plomberie')
+    .replace(':version', '1')
     .replace(/:\w+/g, UUID);
   const withoutQuery = ALL_ROUTES.filter((r) => !r.query);
 
