@@ -110,7 +110,7 @@ interface TemplateStatsRow {
   intention_maybe: string;
 }
 
-interface ProjectStatsRow {
+export interface ProjectStatsRow {
   id: string;
   answered: string;
   may_answer: string;
@@ -130,6 +130,73 @@ interface ProjectStatsRow {
 /** pg answers bigint and numeric as strings. */
 const int = (s: string | null) => Number(s ?? 0);
 const money = (s: string | null) => round2(Number(s ?? 0));
+
+/**
+ * Statistics of the projects `array[?]` (ids) of the organizations `array[?]`, one row per visible project.
+ * Percentages are computed on the exact numeric sums, then rounded once.
+ */
+export const PROJECT_STATISTICS_SQL = `
+      with p as (
+        select p.id from project p
+        where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
+      ),
+      t as (
+        select t.id, t.project_id, t.budget, t.selected_consultation_id
+        from template t join p on p.id = t.project_id
+      ),
+      ${DOCUMENTS_AND_TEMPLATES},
+      documents as (
+        select ds.project_id,
+          count(distinct ds.contractor_id) as contractors,
+          count(*) filter (where ds.state = 'ANSWERED') as answered,
+          count(*) filter (where ds.state = 'DECLINED') as declined,
+          count(*) filter (where ds.state in ('PENDING', 'IN_REVISION') and ds.intention is distinct from 'NO') as may_answer,
+          count(*) filter (where ds.dce_downloaded_at is not null) as tender_documents
+        from ds group by ds.project_id
+      ),
+      budgets as (
+        select ts.project_id,
+          sum(ts.budget) as total,
+          coalesce(sum(ts.retained), 0) as anticipated_offers,
+          coalesce(sum(ts.budget) filter (where ts.retained is not null), 0) as anticipated_trades,
+          sum(coalesce(ts.retained, ts.budget)) as simulated_cost,
+          coalesce(sum(ts.budget) filter (where ts.retained is null), 0) as to_assign
+        from ts group by ts.project_id
+      )
+      select p.id,
+        coalesce(dc.answered, 0) as answered, coalesce(dc.may_answer, 0) as may_answer,
+        coalesce(dc.declined, 0) as declined, coalesce(dc.contractors, 0) as contractors,
+        coalesce(dc.tender_documents, 0) as tender_documents,
+        coalesce(b.total, 0) as total,
+        coalesce(b.simulated_cost, 0) as simulated_cost,
+        coalesce(b.anticipated_trades, 0) as anticipated_trades,
+        coalesce(b.anticipated_offers, 0) as anticipated_offers,
+        coalesce(b.to_assign, 0) as to_assign,
+        coalesce(round(b.to_assign * 100 / nullif(b.total, 0), 2), 0) as to_assign_percent,
+        coalesce(b.simulated_cost - b.total, 0) as deviation,
+        coalesce(round((b.simulated_cost - b.total) * 100 / nullif(b.total, 0), 2), 0) as deviation_percent
+      from p
+      left join documents dc on dc.project_id = p.id
+      left join budgets b on b.project_id = p.id`;
+
+/** A row of PROJECT_STATISTICS_SQL as the service answers it. */
+export function projectStatisticsView(r: ProjectStatsRow): ProjectStatisticsView {
+  return {
+    answered: int(r.answered),
+    mayAnswer: int(r.may_answer),
+    declined: int(r.declined),
+    contractors: int(r.contractors),
+    tenderDocuments: int(r.tender_documents),
+    budgets: {
+      total: money(r.total),
+      simulatedCost: money(r.simulated_cost),
+      totalAnticipatedTrades: money(r.anticipated_trades),
+      totalAnticipatedOffers: money(r.anticipated_offers),
+      budgetTradesToAssign: { value: money(r.to_assign), percent: money(r.to_assign_percent) },
+      projectDeviation: { value: money(r.deviation), percent: money(r.deviation_percent) },
+    },
+  };
+}
 
 /**
  * Template and project statistics (decisions.md section 5) as SQL aggregates: one statement for any
@@ -176,67 +243,8 @@ export class StatisticsService {
     const ids = uuidList(projectIds);
     const out = new Map<string, ProjectStatisticsView>();
     if (ids.length === 0) return out;
-    // Percentages are computed on the exact numeric sums, then rounded once.
-    const rows = await this.sc.em.execute<ProjectStatsRow[]>(`
-      with p as (
-        select p.id from project p
-        where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
-      ),
-      t as (
-        select t.id, t.project_id, t.budget, t.selected_consultation_id
-        from template t join p on p.id = t.project_id
-      ),
-      ${DOCUMENTS_AND_TEMPLATES},
-      documents as (
-        select ds.project_id,
-          count(distinct ds.contractor_id) as contractors,
-          count(*) filter (where ds.state = 'ANSWERED') as answered,
-          count(*) filter (where ds.state = 'DECLINED') as declined,
-          count(*) filter (where ds.state in ('PENDING', 'IN_REVISION') and ds.intention is distinct from 'NO') as may_answer,
-          count(*) filter (where ds.dce_downloaded_at is not null) as tender_documents
-        from ds group by ds.project_id
-      ),
-      budgets as (
-        select ts.project_id,
-          sum(ts.budget) as total,
-          coalesce(sum(ts.retained), 0) as anticipated_offers,
-          coalesce(sum(ts.budget) filter (where ts.retained is not null), 0) as anticipated_trades,
-          sum(coalesce(ts.retained, ts.budget)) as simulated_cost,
-          coalesce(sum(ts.budget) filter (where ts.retained is null), 0) as to_assign
-        from ts group by ts.project_id
-      )
-      select p.id,
-        coalesce(dc.answered, 0) as answered, coalesce(dc.may_answer, 0) as may_answer,
-        coalesce(dc.declined, 0) as declined, coalesce(dc.contractors, 0) as contractors,
-        coalesce(dc.tender_documents, 0) as tender_documents,
-        coalesce(b.total, 0) as total,
-        coalesce(b.simulated_cost, 0) as simulated_cost,
-        coalesce(b.anticipated_trades, 0) as anticipated_trades,
-        coalesce(b.anticipated_offers, 0) as anticipated_offers,
-        coalesce(b.to_assign, 0) as to_assign,
-        coalesce(round(b.to_assign * 100 / nullif(b.total, 0), 2), 0) as to_assign_percent,
-        coalesce(b.simulated_cost - b.total, 0) as deviation,
-        coalesce(round((b.simulated_cost - b.total) * 100 / nullif(b.total, 0), 2), 0) as deviation_percent
-      from p
-      left join documents dc on dc.project_id = p.id
-      left join budgets b on b.project_id = p.id`, [ids, this.organizations()]);
-    for (const r of rows) {
-      out.set(r.id, {
-        answered: int(r.answered),
-        mayAnswer: int(r.may_answer),
-        declined: int(r.declined),
-        contractors: int(r.contractors),
-        tenderDocuments: int(r.tender_documents),
-        budgets: {
-          total: money(r.total),
-          simulatedCost: money(r.simulated_cost),
-          totalAnticipatedTrades: money(r.anticipated_trades),
-          totalAnticipatedOffers: money(r.anticipated_offers),
-          budgetTradesToAssign: { value: money(r.to_assign), percent: money(r.to_assign_percent) },
-          projectDeviation: { value: money(r.deviation), percent: money(r.deviation_percent) },
-        },
-      });
-    }
+    const rows = await this.sc.em.execute<ProjectStatsRow[]>(PROJECT_STATISTICS_SQL, [ids, this.organizations()]);
+    for (const r of rows) out.set(r.id, projectStatisticsView(r));
     return out;
   }
 
