@@ -15,7 +15,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   numeric(14,2) (the cents of 92,000 templates of the largest budget still fit).
  *
  * Each trigger recomputes the rows that depend on what its statement changed, from the current rows
- * (never by adding deltas), after locking them: see statistics_refresh_documents. Offers are stored as
+ * (never by adding deltas), after locking them: see statistics_refresh_documents. The refresh functions
+ * keep generic plans: planning their statements anew at each write cost more than running them. Offers are stored as
  * their sub_total and discount pair (numeric(14,2) each) so that the difference is computed, exactly and
  * without overflow, where it is read.
  */
@@ -91,7 +92,8 @@ export class Migration20261220000000_statistics extends Migration {
     );`);
 
     // Documents: recomputed from their versions, then their templates and projects when they changed.
-    this.addSql(`create function statistics_refresh_documents(ids uuid[]) returns void language plpgsql as $$
+    this.addSql(`create function statistics_refresh_documents(ids uuid[]) returns void language plpgsql
+  set plan_cache_mode = force_generic_plan as $$
 declare
   templates uuid[];
   projects uuid[];
@@ -155,7 +157,8 @@ begin
 end $$;`);
 
     // Answers the projects whose templates' rows changed (before or after): their sums are refreshed next.
-    this.addSql(`create function statistics_refresh_templates(ids uuid[]) returns uuid[] language plpgsql as $$
+    this.addSql(`create function statistics_refresh_templates(ids uuid[]) returns uuid[] language plpgsql
+  set plan_cache_mode = force_generic_plan as $$
 declare
   projects uuid[];
 begin
@@ -219,7 +222,8 @@ begin
   return projects;
 end $$;`);
 
-    this.addSql(`create function statistics_refresh_projects(ids uuid[]) returns void language plpgsql as $$
+    this.addSql(`create function statistics_refresh_projects(ids uuid[]) returns void language plpgsql
+  set plan_cache_mode = force_generic_plan as $$
 begin
   if coalesce(cardinality(ids), 0) = 0 then return; end if;
   perform 1 from project_statistics s where s.project_id = any(ids) order by s.project_id for update;
