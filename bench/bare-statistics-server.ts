@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { toRest } from '../src/rest/serialize';
-import { PROJECT_STATISTICS_SQL, projectStatisticsView, type ProjectStatsRow } from '../src/services/statistics.service';
+import { pgArray, PROJECT_STATISTICS_SQL, projectStatisticsView, type ProjectStatsRow } from '../src/services/statistics.service';
 
 /**
  * The floor the REST statistics operation (#5) is measured against: node:http and a pg pool running the
@@ -14,8 +14,8 @@ export interface BareServer {
   close(): Promise<void>;
 }
 
-/** knex's `array[?]` (an array bound as a list) as pg's `$n` (an array bound as an array). */
-const numbered = (sql: string) => { let n = 0; return sql.replace(/array\[\?\]/g, () => `$${++n}`); };
+/** knex's `?` and `array[?]` (an array bound as a list) as pg's `$n` (an array bound as an array). */
+const numbered = (sql: string) => { let n = 0; return sql.replace(/array\[\?\]|\?/g, () => `$${++n}`); };
 
 export async function startBareStatisticsServer(databaseUrl: string, poolSize: number, organizationIds: string[]): Promise<BareServer> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: '-c jit=off' });
@@ -30,7 +30,7 @@ export async function startBareStatisticsServer(databaseUrl: string, poolSize: n
     const match = path.exec(req.url ?? '');
     if (!match) return answer(404, { code: 404, message: 'Not found' });
     const id = match[1].toLowerCase();
-    pool.query<ProjectStatsRow>(sql, [[id], organizationIds]).then(({ rows }) => {
+    pool.query<ProjectStatsRow>(sql, [pgArray([id]), organizationIds]).then(({ rows }) => {
       if (!rows[0]) return answer(404, { code: 404, message: 'Project not found' });
       answer(200, { project: { id, statistics: toRest(projectStatisticsView(rows[0])) } });
     }, () => answer(500, { code: 500, message: 'Internal error' }));

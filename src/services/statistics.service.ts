@@ -83,7 +83,14 @@ const TEMPLATE_STATS_SQL = `
   where ts.template_id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])`;
 
 /**
- * Statistics of the projects `array[?]` (ids) of the organizations `array[?]`, one row per visible project.
+ * UUIDs (validated: uuidList) as one PostgreSQL array literal, bound as a single parameter: a thousand
+ * ids are one value to send and one array to join (a list of a thousand parameters is parsed, and then
+ * scanned for every row).
+ */
+export const pgArray = (uuids: readonly string[]) => `{${uuids.join(',')}}`;
+
+/**
+ * Statistics of the projects `?` (ids, one array: pgArray) of the organizations `array[?]`, one row per visible project.
  * One maintained row per project (its sums in cents, made numeric with two decimals again here, as the
  * sums of numeric(14,2) amounts were); percentages are computed on those exact sums, then rounded once.
  */
@@ -100,14 +107,15 @@ export const PROJECT_STATISTICS_SQL = `
     coalesce(round(b.to_assign * 100 / nullif(b.total, 0), 2), 0) as to_assign_percent,
     coalesce(b.simulated_cost - b.total, 0) as deviation,
     coalesce(round((b.simulated_cost - b.total) * 100 / nullif(b.total, 0), 2), 0) as deviation_percent
-  from project p
+  from unnest(?::uuid[]) as i(id)
+  join project p on p.id = i.id
   left join project_statistics ps on ps.project_id = p.id
   cross join lateral (
     select ps.total_cents * 0.01 as total, ps.simulated_cost_cents * 0.01 as simulated_cost,
       ps.anticipated_trades_cents * 0.01 as anticipated_trades, ps.anticipated_offers_cents * 0.01 as anticipated_offers,
       ps.to_assign_cents * 0.01 as to_assign
   ) b
-  where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])`;
+  where p.organization_id = any(array[?]::uuid[])`;
 
 /** A row of PROJECT_STATISTICS_SQL as the service answers it. */
 export function projectStatisticsView(r: ProjectStatsRow): ProjectStatisticsView {
@@ -165,7 +173,7 @@ export class StatisticsService {
     const ids = uuidList(projectIds);
     const out = new Map<string, ProjectStatisticsView>();
     if (ids.length === 0) return out;
-    const rows = await this.sc.em.execute<ProjectStatsRow[]>(PROJECT_STATISTICS_SQL, [ids, this.organizations()]);
+    const rows = await this.sc.em.execute<ProjectStatsRow[]>(PROJECT_STATISTICS_SQL, [pgArray(ids), this.organizations()]);
     for (const r of rows) out.set(r.id, projectStatisticsView(r));
     return out;
   }
