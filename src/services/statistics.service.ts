@@ -50,13 +50,14 @@ interface TemplateStatsRow {
   intention_maybe: number;
 }
 
+/** Counters are integers (numbers), amounts bigint cents and percentages numeric (strings). */
 export interface ProjectStatsRow {
   id: string;
-  answered: string;
-  may_answer: string;
-  declined: string;
-  contractors: string;
-  tender_documents: string;
+  answered: number;
+  may_answer: number;
+  declined: number;
+  contractors: number;
+  tender_documents: number;
   total: string;
   simulated_cost: string;
   anticipated_trades: string;
@@ -91,31 +92,38 @@ export const pgArray = (uuids: readonly string[]) => `{${uuids.join(',')}}`;
 
 /**
  * Statistics of the projects `?` (ids, one array: pgArray) of the organizations `array[?]`, one row per visible project.
- * One maintained row per project (its sums in cents, made numeric with two decimals again here, as the
- * sums of numeric(14,2) amounts were); percentages are computed on those exact sums, then rounded once.
+ * One maintained row per project. Amounts are answered in cents and read as decimals in JavaScript
+ * (fromCents); percentages are computed here on the sums made numeric with two decimals again, the very
+ * values and scales the sums of numeric(14,2) amounts had, then rounded once, as before.
  */
 export const PROJECT_STATISTICS_SQL = `
   select p.id,
     coalesce(ps.answered, 0) as answered, coalesce(ps.may_answer, 0) as may_answer,
     coalesce(ps.declined, 0) as declined, coalesce(ps.contractors, 0) as contractors,
     coalesce(ps.tender_documents, 0) as tender_documents,
-    coalesce(b.total, 0) as total,
-    coalesce(b.simulated_cost, 0) as simulated_cost,
-    coalesce(b.anticipated_trades, 0) as anticipated_trades,
-    coalesce(b.anticipated_offers, 0) as anticipated_offers,
-    coalesce(b.to_assign, 0) as to_assign,
-    coalesce(round(b.to_assign * 100 / nullif(b.total, 0), 2), 0) as to_assign_percent,
-    coalesce(b.simulated_cost - b.total, 0) as deviation,
-    coalesce(round((b.simulated_cost - b.total) * 100 / nullif(b.total, 0), 2), 0) as deviation_percent
+    coalesce(ps.total_cents, 0) as total,
+    coalesce(ps.simulated_cost_cents, 0) as simulated_cost,
+    coalesce(ps.anticipated_trades_cents, 0) as anticipated_trades,
+    coalesce(ps.anticipated_offers_cents, 0) as anticipated_offers,
+    coalesce(ps.to_assign_cents, 0) as to_assign,
+    coalesce(ps.simulated_cost_cents - ps.total_cents, 0) as deviation,
+    coalesce(round((ps.to_assign_cents * 0.01) * 100 / nullif(ps.total_cents * 0.01, 0), 2), 0) as to_assign_percent,
+    coalesce(round(((ps.simulated_cost_cents - ps.total_cents) * 0.01) * 100 / nullif(ps.total_cents * 0.01, 0), 2), 0) as deviation_percent
   from unnest(?::uuid[]) as i(id)
   join project p on p.id = i.id
   left join project_statistics ps on ps.project_id = p.id
-  cross join lateral (
-    select ps.total_cents * 0.01 as total, ps.simulated_cost_cents * 0.01 as simulated_cost,
-      ps.anticipated_trades_cents * 0.01 as anticipated_trades, ps.anticipated_offers_cents * 0.01 as anticipated_offers,
-      ps.to_assign_cents * 0.01 as to_assign
-  ) b
   where p.organization_id = any(array[?]::uuid[])`;
+
+/**
+ * Cents (a bigint, which pg answers as a string) as the number their decimal text reads as: the very number
+ * the numeric sums of two-decimal amounts used to give, whatever their size.
+ */
+function fromCents(cents: string | number): number {
+  const text = String(cents);
+  const negative = text.startsWith('-');
+  const digits = (negative ? text.slice(1) : text).padStart(3, '0');
+  return money(`${negative ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`);
+}
 
 /** A row of PROJECT_STATISTICS_SQL as the service answers it. */
 export function projectStatisticsView(r: ProjectStatsRow): ProjectStatisticsView {
@@ -126,12 +134,12 @@ export function projectStatisticsView(r: ProjectStatsRow): ProjectStatisticsView
     contractors: int(r.contractors),
     tenderDocuments: int(r.tender_documents),
     budgets: {
-      total: money(r.total),
-      simulatedCost: money(r.simulated_cost),
-      totalAnticipatedTrades: money(r.anticipated_trades),
-      totalAnticipatedOffers: money(r.anticipated_offers),
-      budgetTradesToAssign: { value: money(r.to_assign), percent: money(r.to_assign_percent) },
-      projectDeviation: { value: money(r.deviation), percent: money(r.deviation_percent) },
+      total: fromCents(r.total),
+      simulatedCost: fromCents(r.simulated_cost),
+      totalAnticipatedTrades: fromCents(r.anticipated_trades),
+      totalAnticipatedOffers: fromCents(r.anticipated_offers),
+      budgetTradesToAssign: { value: fromCents(r.to_assign), percent: money(r.to_assign_percent) },
+      projectDeviation: { value: fromCents(r.deviation), percent: money(r.deviation_percent) },
     },
   };
 }

@@ -1,7 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  projectStatisticsView, type ProjectStatisticsView, type ProjectStatsRow, type TemplateStatsView,
-} from '../../src/services/statistics.service';
+import type { ProjectStatisticsView, TemplateStatsView } from '../../src/services/statistics.service';
 import { round2 } from '../../src/services/time';
 
 /**
@@ -152,8 +150,27 @@ export async function oracleTemplateStats(em: EntityManager, templateIds: string
   }]));
 }
 
-/** Project statistics by the old statement, keyed by project id. */
+/** pg answers bigint and numeric as strings. */
+type ProjectStatsRow = Record<'id' | 'answered' | 'may_answer' | 'declined' | 'contractors' | 'tender_documents' | 'total' | 'simulated_cost' |
+  'anticipated_trades' | 'anticipated_offers' | 'to_assign' | 'to_assign_percent' | 'deviation' | 'deviation_percent', string>;
+const money = (s: string) => round2(Number(s));
+
+/** Project statistics by the old statement, keyed by project id, mapped as the service mapped them. */
 export async function oracleProjectStatistics(em: EntityManager, projectIds: string[], organizationIds: string[]): Promise<Map<string, ProjectStatisticsView>> {
   const rows = await em.execute<ProjectStatsRow[]>(PROJECT_STATISTICS_SQL, [projectIds, organizationIds]);
-  return new Map(rows.map((r) => [r.id, projectStatisticsView(r)]));
+  return new Map(rows.map((r) => [r.id, {
+    answered: Number(r.answered),
+    mayAnswer: Number(r.may_answer),
+    declined: Number(r.declined),
+    contractors: Number(r.contractors),
+    tenderDocuments: Number(r.tender_documents),
+    budgets: {
+      total: money(r.total),
+      simulatedCost: money(r.simulated_cost),
+      totalAnticipatedTrades: money(r.anticipated_trades),
+      totalAnticipatedOffers: money(r.anticipated_offers),
+      budgetTradesToAssign: { value: money(r.to_assign), percent: money(r.to_assign_percent) },
+      projectDeviation: { value: money(r.deviation), percent: money(r.deviation_percent) },
+    },
+  }]));
 }
