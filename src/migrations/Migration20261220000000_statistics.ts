@@ -10,8 +10,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   of the document (template, project, contractor, intention, consultation file downloaded).
  * - `template_statistics`: per template or slice, its budget, retained offer (the selected document's offer
  *   when that document belongs to the template and has one, else the lowest offer) and document counters.
- * - `project_statistics`: per project, its distinct invited contractors and the sums of its templates'
- *   counters and amounts. Sums are bigint cents: exact, and a sum of numeric(14,2) amounts may not fit
+ * - `project_statistics`: per project, its organization, its distinct invited contractors and the sums of
+ *   its templates' counters and amounts. Sums are bigint cents: exact, and a sum of numeric(14,2) amounts may not fit
  *   numeric(14,2) (the cents of 92,000 templates of the largest budget still fit).
  *
  * Each trigger recomputes the rows that depend on what its statement changed, from the current rows
@@ -77,8 +77,11 @@ export class Migration20261220000000_statistics extends Migration {
     );`);
     this.addSql(`create index "template_statistics_project_id_index" on "template_statistics" ("project_id");`);
 
+    // Read by organization: the caller's projects' rows are neighbours in that index whatever the number
+    // of other organizations' rows. Rewritten at every answer: room on each page keeps updates in place.
     this.addSql(`create table "project_statistics" (
       "project_id" uuid not null primary key,
+      "organization_id" uuid not null,
       "contractors" integer not null,
       "answered" integer not null,
       "declined" integer not null,
@@ -89,7 +92,8 @@ export class Migration20261220000000_statistics extends Migration {
       "anticipated_trades_cents" bigint not null,
       "anticipated_offers_cents" bigint not null,
       "to_assign_cents" bigint not null
-    );`);
+    ) with (fillfactor = 70);`);
+    this.addSql(`create index "project_statistics_organization_id_project_id_index" on "project_statistics" ("organization_id", "project_id");`);
 
     // Documents: recomputed from their versions, then their templates and projects when they changed.
     this.addSql(`create function statistics_refresh_documents(ids uuid[]) returns void language plpgsql
@@ -229,21 +233,21 @@ begin
   perform 1 from project_statistics s where s.project_id = any(ids) order by s.project_id for update;
   delete from project_statistics s where s.project_id = any(ids)
     and not exists (select 1 from project p where p.id = s.project_id);
-  insert into project_statistics as s (project_id, contractors, answered, declined, may_answer, tender_documents,
+  insert into project_statistics as s (project_id, organization_id, contractors, answered, declined, may_answer, tender_documents,
     total_cents, simulated_cost_cents, anticipated_trades_cents, anticipated_offers_cents, to_assign_cents)
-  select p.id, (select count(distinct ds.contractor_id) from document_statistics ds where ds.project_id = p.id),
+  select p.id, p.organization_id, (select count(distinct ds.contractor_id) from document_statistics ds where ds.project_id = p.id),
     b.answered, b.declined, b.may_answer, b.tender_documents,
     b.total_cents, b.simulated_cost_cents, b.anticipated_trades_cents, b.anticipated_offers_cents, b.to_assign_cents
   from (select distinct unnest(ids) as id) i join project p on p.id = i.id
   cross join lateral (${PROJECT_SUMS('ts.project_id = p.id')}) b
-  on conflict (project_id) do update set contractors = excluded.contractors, answered = excluded.answered,
+  on conflict (project_id) do update set organization_id = excluded.organization_id, contractors = excluded.contractors, answered = excluded.answered,
     declined = excluded.declined, may_answer = excluded.may_answer, tender_documents = excluded.tender_documents,
     total_cents = excluded.total_cents, simulated_cost_cents = excluded.simulated_cost_cents,
     anticipated_trades_cents = excluded.anticipated_trades_cents, anticipated_offers_cents = excluded.anticipated_offers_cents,
     to_assign_cents = excluded.to_assign_cents
-  where (s.contractors, s.answered, s.declined, s.may_answer, s.tender_documents, s.total_cents, s.simulated_cost_cents,
+  where (s.organization_id, s.contractors, s.answered, s.declined, s.may_answer, s.tender_documents, s.total_cents, s.simulated_cost_cents,
       s.anticipated_trades_cents, s.anticipated_offers_cents, s.to_assign_cents)
-    is distinct from (excluded.contractors, excluded.answered, excluded.declined, excluded.may_answer, excluded.tender_documents,
+    is distinct from (excluded.organization_id, excluded.contractors, excluded.answered, excluded.declined, excluded.may_answer, excluded.tender_documents,
       excluded.total_cents, excluded.simulated_cost_cents, excluded.anticipated_trades_cents, excluded.anticipated_offers_cents,
       excluded.to_assign_cents);
 end $$;`);
@@ -290,9 +294,9 @@ begin
   ) low on low.template_id = t.id
   left join document_statistics sel on sel.document_id = t.selected_consultation_id and sel.template_id = t.id
     and sel.offer_sub_total is not null;
-  insert into project_statistics (project_id, contractors, answered, declined, may_answer, tender_documents,
+  insert into project_statistics (project_id, organization_id, contractors, answered, declined, may_answer, tender_documents,
     total_cents, simulated_cost_cents, anticipated_trades_cents, anticipated_offers_cents, to_assign_cents)
-  select p.id, coalesce(c.contractors, 0), coalesce(b.answered, 0), coalesce(b.declined, 0), coalesce(b.may_answer, 0),
+  select p.id, p.organization_id, coalesce(c.contractors, 0), coalesce(b.answered, 0), coalesce(b.declined, 0), coalesce(b.may_answer, 0),
     coalesce(b.tender_documents, 0), coalesce(b.total_cents, 0), coalesce(b.simulated_cost_cents, 0),
     coalesce(b.anticipated_trades_cents, 0), coalesce(b.anticipated_offers_cents, 0), coalesce(b.to_assign_cents, 0)
   from project p
@@ -360,8 +364,11 @@ end $$;`);
 begin
   if tg_op = 'INSERT' then
     perform statistics_refresh_projects(array(select n.id from new_rows n));
-  else
+  elsif tg_op = 'DELETE' then
     perform statistics_refresh_projects(array(select o.id from old_rows o));
+  else
+    perform statistics_refresh_projects(array(
+      select id from (select id, organization_id from new_rows except select id, organization_id from old_rows) n));
   end if;
   return null;
 end $$;`);
@@ -374,9 +381,7 @@ end $$;`);
     for (const table of ['document_version', 'document', 'template', 'project']) {
       const fn = `statistics_on_${table}`;
       this.addSql(`create trigger "${table}_statistics_insert" after insert on "${table}" referencing new table as new_rows for each statement execute function ${fn}();`);
-      if (table !== 'project') {
-        this.addSql(`create trigger "${table}_statistics_update" after update on "${table}" referencing old table as old_rows new table as new_rows for each statement execute function ${fn}();`);
-      }
+      this.addSql(`create trigger "${table}_statistics_update" after update on "${table}" referencing old table as old_rows new table as new_rows for each statement execute function ${fn}();`);
       this.addSql(`create trigger "${table}_statistics_delete" after delete on "${table}" referencing old table as old_rows for each statement execute function ${fn}();`);
       this.addSql(`create trigger "${table}_statistics_truncate" after truncate on "${table}" for each statement execute function statistics_on_truncate();`);
     }

@@ -92,12 +92,13 @@ export const pgArray = (uuids: readonly string[]) => `{${uuids.join(',')}}`;
 
 /**
  * Statistics of the projects `?` (ids, one array: pgArray) of the organizations `array[?]`, one row per visible project.
- * One maintained row per project. Amounts are answered in cents and read as decimals in JavaScript
+ * One maintained row per project, found by organization (every project has one, with its organization).
+ * Amounts are answered in cents and read as decimals in JavaScript
  * (fromCents); percentages are computed here on the sums made numeric with two decimals again, the very
  * values and scales the sums of numeric(14,2) amounts had, then rounded once, as before.
  */
 export const PROJECT_STATISTICS_SQL = `
-  select p.id,
+  select ps.project_id as id,
     coalesce(ps.answered, 0) as answered, coalesce(ps.may_answer, 0) as may_answer,
     coalesce(ps.declined, 0) as declined, coalesce(ps.contractors, 0) as contractors,
     coalesce(ps.tender_documents, 0) as tender_documents,
@@ -109,10 +110,9 @@ export const PROJECT_STATISTICS_SQL = `
     coalesce(ps.simulated_cost_cents - ps.total_cents, 0) as deviation,
     coalesce(round((ps.to_assign_cents * 0.01) * 100 / nullif(ps.total_cents * 0.01, 0), 2), 0) as to_assign_percent,
     coalesce(round(((ps.simulated_cost_cents - ps.total_cents) * 0.01) * 100 / nullif(ps.total_cents * 0.01, 0), 2), 0) as deviation_percent
-  from unnest(?::uuid[]) as i(id)
-  join project p on p.id = i.id
-  left join project_statistics ps on ps.project_id = p.id
-  where p.organization_id = any(array[?]::uuid[])`;
+  from project_statistics ps
+  join unnest(?::uuid[]) as i(id) on i.id = ps.project_id
+  where ps.organization_id = any(array[?]::uuid[])`;
 
 /**
  * Cents (a bigint, which pg answers as a string) as the number their decimal text reads as: the very number

@@ -12,7 +12,8 @@ import { oracleProjectStatistics, oracleTemplateStats } from '../support/statist
  * SQL writes, as other parts of the platform make them (versions inserted, renumbered, moved, changed and
  * deleted, one at a time or many per statement; documents invited, changed, moved and deleted; budgets and
  * selected consultations changed, even to a document of another template; slices added and deleted;
- * templates moved to another project, one the caller may not see; writes that fail on a constraint, and
+ * templates moved to another project, one the caller may not see; projects moved to another organization;
+ * writes that fail on a constraint, and
  * transactions rolled back), then every statistic of the projects and templates involved, compared.
  *
  * FUZZ_RUNS / 50 histories with npm run fuzz (400), 150 in npm test; FUZZ_SEED runs another sequence.
@@ -71,6 +72,7 @@ const command = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('slice' as const), template: pick, budget: amount }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteTemplate' as const), template: pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('moveTemplate' as const), template: pick, project: pick }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('projectOrganization' as const), project: pick, organization: fc.constantFrom(ORG.atelierDemo, ORG.atelierNord, ORG.cabinetSud) }) },
 );
 type Command = typeof command extends fc.Arbitrary<infer C> ? C : never;
 /** One command in ten runs in a transaction that is rolled back. */
@@ -158,6 +160,8 @@ function statements(c: Command, arena: Arena): string[] {
         returning id`];
     case 'deleteTemplate':
       return [`delete from template where id = ${nth(s.templates, c.template)} and parent_id is not null`];
+    case 'projectOrganization':
+      return [`update project set organization_id = '${c.organization}' where id = ${nth(s.projects, c.project)}`];
     case 'moveTemplate':
       return [`update template set project_id = ${nth(s.projects, c.project)} where id = ${nth(s.templates, c.template)} or parent_id = ${nth(s.templates, c.template)}`];
   }
