@@ -73,17 +73,6 @@ const int = (s: string | number | null) => Number(s ?? 0);
 const money = (s: string | null) => round2(Number(s ?? 0));
 
 /**
- * Stats of the templates `array[?]` (ids) of the organizations `array[?]`: their maintained row
- * (Migration20261220000000_statistics), with the retained offer's sub_total and discount subtracted here.
- */
-const TEMPLATE_STATS_SQL = `
-  select ts.template_id as id,
-    coalesce(ts.retained_sub_total - ts.retained_discount - ts.budget, 0) as delta_budget,
-    ts.contractors, ts.answers, ts.pending, ts.declined, ts.in_revision, ts.intention_no, ts.intention_maybe
-  from template_statistics ts join project p on p.id = ts.project_id
-  where ts.template_id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])`;
-
-/**
  * UUIDs (validated: uuidList) as one PostgreSQL array literal, bound as a single parameter: a thousand
  * ids are one value to send and one array to join (a list of a thousand parameters is parsed, and then
  * scanned for every row).
@@ -91,10 +80,22 @@ const TEMPLATE_STATS_SQL = `
 export const pgArray = (uuids: readonly string[]) => `{${uuids.join(',')}}`;
 
 /**
- * Statistics of the projects `?` (ids, one array: pgArray) of the organizations `array[?]`, one row per visible project.
- * One maintained row per project, found by organization (every project has one, with its organization).
- * Amounts are answered in cents and read as decimals in JavaScript
- * (fromCents); percentages are computed here on the sums made numeric with two decimals again, the very
+ * Stats of the templates `?` (ids, one array: pgArray) of the organizations `array[?]`: their maintained row
+ * (Migration20261220000000_statistics), with the retained offer's sub_total and discount subtracted here.
+ */
+const TEMPLATE_STATS_SQL = `
+  select ts.template_id as id,
+    coalesce(ts.retained_sub_total - ts.retained_discount - ts.budget, 0) as delta_budget,
+    ts.contractors, ts.answers, ts.pending, ts.declined, ts.in_revision, ts.intention_no, ts.intention_maybe
+  from unnest(?::uuid[]) as i(id)
+  join template_statistics ts on ts.template_id = i.id
+  join project p on p.id = ts.project_id
+  where p.organization_id = any(array[?]::uuid[])`;
+
+/**
+ * Statistics of the projects `?` (ids, one array: pgArray) of the organizations `array[?]`, one row per
+ * visible project: its maintained row, found by organization (every project has one, with its
+ * organization). Amounts are answered in cents and read as decimals in JavaScript (fromCents); percentages are computed here on the sums made numeric with two decimals again, the very
  * values and scales the sums of numeric(14,2) amounts had, then rounded once, as before.
  */
 export const PROJECT_STATISTICS_SQL = `
@@ -157,7 +158,7 @@ export class StatisticsService {
     const ids = uuidList(templateIds);
     const out = new Map<string, TemplateStatsView>();
     if (ids.length === 0) return out;
-    const rows = await this.sc.em.execute<TemplateStatsRow[]>(TEMPLATE_STATS_SQL, [ids, this.organizations()]);
+    const rows = await this.sc.em.execute<TemplateStatsRow[]>(TEMPLATE_STATS_SQL, [pgArray(ids), this.organizations()]);
     for (const r of rows) {
       out.set(r.id, {
         deltaBudget: money(r.delta_budget),
