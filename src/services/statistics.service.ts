@@ -95,8 +95,9 @@ const TEMPLATE_STATS_SQL = `
 /**
  * Statistics of the projects `?` (ids, one array: pgArray) of the organizations `array[?]`, one row per
  * visible project: its maintained row, found by organization (every project has one, with its
- * organization). Amounts are answered in cents and read as decimals in JavaScript (fromCents); percentages are computed here on the sums made numeric with two decimals again, the very
- * values and scales the sums of numeric(14,2) amounts had, then rounded once, as before.
+ * organization). Amounts are answered in cents and read as decimals in JavaScript (fromCents);
+ * percentages are computed here on the sums made numeric with two decimals again, the very values and
+ * scales the sums of numeric(14,2) amounts had, then rounded once, as before.
  */
 export const PROJECT_STATISTICS_SQL = `
   select ps.project_id as id,
