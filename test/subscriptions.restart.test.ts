@@ -50,7 +50,7 @@ async function answerWithSql(): Promise<string> {
 describe('the change listener', () => {
   it('survives a database restart: says so in the log and /readyz while down, resyncs subscribers, then events flow again', async () => {
     ws = wsClient(t.url, token);
-    const sub = subscribe(ws.client, PROJECT_CHANGED, { ids: [PRJ] });
+    const sub = subscribe<{ projectChanged: { changes: string[]; documentIds: string[]; project: { statistics: { answered: number } } } }>(ws.client, PROJECT_CHANGED, { ids: [PRJ] });
     await eventually(async () => (await t.app.metrics.subscriptionsActive.get()).values.some((v) => v.value === 1), 'subscribed');
     expect(await listening()).toBe(true);
 
