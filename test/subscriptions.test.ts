@@ -5,6 +5,7 @@ import { queryRows } from './support/databases';
 import { gql } from './support/graphql';
 import { request } from './support/http';
 import { resignWithProviderKey } from './support/idp-tokens';
+import WebSocket from 'ws';
 import { eventually, subscribe, wsClient, type TestWsClient } from './support/subscriptions';
 
 // GraphQL subscriptions over WebSocket (issue 12, docs/subscriptions.md), through a real graphql-ws client.
@@ -207,5 +208,36 @@ describe('WebSocket connections on /graphql', () => {
     expect(metrics).toMatch(/^graphql_subscriptions_active\{subscription="templateChanged"\} 1$/m);
     expect(metrics).toMatch(/^change_listener_listening 1$/m);
     expect(metrics).toMatch(/^graphql_subscription_refusals_total\{reason="unauthenticated"\} [1-9]/m);
+  });
+
+  it('answer 404 to an upgrade on another path, and close 4406 without the graphql-transport-ws subprotocol', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(`${t.url.replace(/^http/, 'ws')}/elsewhere`);
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode!));
+      socket.on('open', () => reject(new Error('opened')));
+      socket.on('error', () => undefined);
+    });
+    expect(status).toBe(404);
+    const code = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(`${t.url.replace(/^http/, 'ws')}/graphql`);
+      socket.on('close', (c) => resolve(c));
+      socket.on('error', () => undefined);
+    });
+    expect(code).toBe(4406);
+  });
+});
+
+describe('shutdown', () => {
+  it('closes every WebSocket connection with 1001 Going Away, so that clients reconnect to another instance', async () => {
+    const second = await startTestApp({}, undefined, { database: t.databaseUrl });
+    const c = wsClient(second.url, await tokenFor(second.url, 'architect@demo.test'));
+    clients.push(c);
+    const sub = subscribe(c.client, PROJECT_CHANGED, { ids: [PRJ] });
+    await eventually(async () => (await second.app.metrics.subscriptionsActive.get()).values.some((v) => v.value === 1), 'subscribed');
+
+    await second.close();
+
+    expect(await c.closed).toEqual({ code: 1001, reason: 'The server is shutting down' });
+    expect(await sub.ended).toEqual(expect.objectContaining({ code: 1001 }));
   });
 });
