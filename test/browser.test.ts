@@ -120,7 +120,7 @@ describeInChromium('A front end in Chromium, on another origin, through CORS and
     // The second tab's subscription, over WebSocket: an answer written to the database shows up in the response.
     await page.locator('.graphiql-tab', { hasText: 'DashboardChanges' }).click();
     await page.click('.graphiql-execute-button');
-    await page.waitForFunction(() => document.querySelector('.graphiql-execute-button[aria-label*="Stop"]') !== null);
+    await page.locator('.graphiql-execute-button[aria-label*="Stop"]').waitFor();
     const active = async () => (await t.app.metrics.subscriptionsActive.get()).values.reduce((sum, v) => sum + v.value, 0);
     for (let i = 0; i < 200 && (await active()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
     await queryRows(t.databaseUrl, `update document set intention = 'NO' where id = $1`, [DEMO_IDS.documents.residenceElecServices]);
