@@ -19,8 +19,8 @@ export class SubscriptionResolver {
   @Subscription(() => ProjectChange, {
     description: 'Changes of projects of the caller\'s organizations, by anyone (this service, the contractor portal): at most one update per project per coalescing window, with the project as it is now',
     subscribe: async ({ args, context }) => {
-      const { sc, feed, connection } = context as SubscriptionContext;
-      return feed.subscribe(connection, 'projectChanged', await new SubscriptionService(sc).watchProjects(args.projectIds as string[] | null));
+      const { feed, connection, serviceContext } = context as SubscriptionContext;
+      return feed.subscribe(connection, 'projectChanged', await new SubscriptionService(serviceContext()).watchProjects(args.projectIds as string[] | null));
     },
   })
   projectChanged(
@@ -33,8 +33,8 @@ export class SubscriptionResolver {
   @Subscription(() => TemplateChange, {
     description: 'Changes of a template and its slices (documents, answers): at most one update per coalescing window, with the template as it is now',
     subscribe: async ({ args, context }) => {
-      const { sc, feed, connection } = context as SubscriptionContext;
-      return feed.subscribe(connection, 'templateChanged', await new SubscriptionService(sc).watchTemplate(args.templateId as string));
+      const { feed, connection, serviceContext } = context as SubscriptionContext;
+      return feed.subscribe(connection, 'templateChanged', await new SubscriptionService(serviceContext()).watchTemplate(args.templateId as string));
     },
   })
   templateChanged(@Root() change: TemplateChangeRoot, @Arg('templateId', () => ID) _templateId: string): TemplateChangeRoot {

@@ -100,15 +100,18 @@ function mergeUpdates(older: Update, newer: Update): Update {
   };
 }
 
-/** The update a watch gets from a project's pending changes; null when none of them concerns it. */
+/** Whether a watch is about this project (for a template: its project). */
+function watches(watch: Watch, projectId: string): boolean {
+  return watch.kind === 'projects' ? !watch.projectIds || watch.projectIds.has(projectId) : watch.projectId === projectId;
+}
+
+/** The update a watch of this project gets from its pending changes; null when none of them concerns it. */
 function changeFor(watch: Watch, projectId: string, pending: PendingProject): ProjectChangeRoot | TemplateChangeRoot | null {
   if (watch.kind === 'projects') {
-    if (watch.projectIds && !watch.projectIds.has(projectId)) return null;
     const documents = new Set<string>();
     for (const t of pending.templates.values()) for (const d of t.documents) documents.add(d);
     return { projectId, changes: byKindOrder(pending.kinds), templateIds: [...pending.templates.keys()], documentIds: [...documents] };
   }
-  if (watch.projectId !== projectId) return null;
   const kinds = new Set<ChangeKind>(pending.kinds.has('resync') ? ['resync'] : []);
   const documents = new Set<string>();
   for (const [id, t] of pending.templates) {
@@ -237,12 +240,13 @@ export class ChangeFeed {
 
   private async deliver(batch: Map<string, PendingProject>): Promise<void> {
     if (this.stopped || batch.size === 0) return;
-    const concerned = [...this.subscribers].filter((s) => !s.queue.done
-      && (s.watch.kind === 'template' ? batch.has(s.watch.projectId) : !s.watch.projectIds || [...s.watch.projectIds].some((id) => batch.has(id))));
+    const concerned = [...this.subscribers].filter((s) => !s.queue.done && [...batch.keys()].some((id) => watches(s.watch, id)));
     if (!concerned.length) return;
 
     const callers = await loadCallers(this.orm.em.fork(), concerned.map((s) => s.connection.caller.userId));
     const groups = new Map<string, GraphQLContext>();
+    // One change object per group, project and watch: subscribers who asked the same get the same result (websocket.ts).
+    const shared = new Map<string, ProjectChangeRoot | TemplateChangeRoot | null>();
     const planned: Array<{ subscriber: Subscriber; context: GraphQLContext; key: string; change: ProjectChangeRoot | TemplateChangeRoot }> = [];
     for (const subscriber of concerned) {
       const caller = callers.get(subscriber.connection.caller.userId);
@@ -252,12 +256,15 @@ export class ChangeFeed {
         continue;
       }
       subscriber.connection.caller = caller;
+      const scope = groupCaller(caller);
+      const groupKey = scope.adminOrganizationIds.join(',');
       for (const [projectId, pending] of batch) {
         if (!caller.adminOrganizationIds.includes(pending.organizationId)) continue;
-        const change = changeFor(subscriber.watch, projectId, pending);
+        if (!watches(subscriber.watch, projectId)) continue;
+        const changeKey = `${groupKey}|${projectId}|${subscriber.watch.kind === 'template' ? subscriber.watch.templateId : ''}`;
+        if (!shared.has(changeKey)) shared.set(changeKey, changeFor(subscriber.watch, projectId, pending));
+        const change = shared.get(changeKey);
         if (!change) continue;
-        const scope = groupCaller(caller);
-        const groupKey = scope.adminOrganizationIds.join(',');
         let context = groups.get(groupKey);
         if (!context) {
           const sc: ServiceContext = { em: this.orm.em.fork(), caller: scope, config: this.config };

@@ -17,14 +17,18 @@ import type { Metrics } from '../../metrics';
 import type { Quota } from '../../rate-limiters';
 import { loadCaller } from '../../services/caller.service';
 import type { TokenVerifier, VerifiedToken } from '../../services/token-verifier';
-import { createContext, type GraphQLContext } from '../context';
+import type { ServiceContext } from '../../services/service-context';
 import { classifyGraphQLError, formatError } from '../errors';
 import { CLOSE_FORBIDDEN, type ChangeFeed, type SubscriberConnection, type Update } from './feed';
 
-/** What a subscription's `subscribe` gets: the connection's caller, the feed to register with. */
-export interface SubscriptionContext extends GraphQLContext {
+/**
+ * What a subscription's `subscribe` gets: the connection's caller, the feed to register with. Kept for the life of
+ * the subscription, so it holds no entity manager of its own: `serviceContext()` makes one for the start's checks.
+ */
+export interface SubscriptionContext {
   feed: ChangeFeed;
   connection: SubscriberConnection;
+  serviceContext(): ServiceContext;
 }
 
 /** Close codes besides graphql-ws's own (4401 Unauthorized, 4403 Forbidden): retryable overload, and our limits. */
@@ -90,8 +94,28 @@ function authorizationOf(params: Record<string, unknown> | undefined): string | 
   return typeof entry?.[1] === 'string' ? entry[1] : undefined;
 }
 
+/**
+ * Results of one update's payload by document, operation and variables: subscribers of one group who subscribed
+ * with the same operation get the same change in the same context (feed.ts), hence the same result, executed once.
+ */
+const sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
 /** An update's payload, resolved in the update's own context (feed.ts): graphql-js's subscribe, with a context per event. */
 function subscribeWithUpdateContexts(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const operationKey = JSON.stringify([args.document.loc?.source.body ?? null, args.operationName ?? null, args.variableValues ?? null]);
+  const resultOf = (update: Update): Promise<ExecutionResult> => {
+    let byOperation = sharedResults.get(update.change);
+    if (!byOperation) {
+      byOperation = new Map();
+      sharedResults.set(update.change, byOperation);
+    }
+    let result = byOperation.get(operationKey);
+    if (!result || args.document.loc === undefined) {
+      result = Promise.resolve(execute({ ...args, rootValue: update.change, contextValue: update.context }));
+      byOperation.set(operationKey, result);
+    }
+    return result;
+  };
   return createSourceEventStream(args).then((stream) => {
     if (!(Symbol.asyncIterator in Object(stream))) return stream as ExecutionResult;
     const updates = (stream as AsyncIterable<Update>)[Symbol.asyncIterator]();
@@ -100,7 +124,7 @@ function subscribeWithUpdateContexts(args: ExecutionArgs): Promise<AsyncIterable
       next: async () => {
         const { value, done } = await updates.next();
         if (done) return { value: undefined, done: true };
-        return { value: await execute({ ...args, rootValue: value.change, contextValue: value.context }), done: false };
+        return { value: await resultOf(value), done: false };
       },
       return: async () => {
         await updates.return?.();
@@ -217,9 +241,9 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
         return refusal(`Too many subscriptions on this connection (at most ${limits.maxPerConnection}): complete one first`);
       }
       const contextValue: SubscriptionContext = {
-        ...createContext({ em: orm.em.fork(), caller: state.connection.caller, config }),
         feed,
         connection: state.connection,
+        serviceContext: () => ({ em: orm.em.fork(), caller: state.connection.caller, config }),
       };
       return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
     },
