@@ -122,6 +122,41 @@ describe('Subscription.projectChanged', () => {
     expect(everything.results).toEqual([]);
   });
 
+  it('resolves a payload once per group of callers: fields that are a caller\'s own on a User are null, theirs too', async () => {
+    const c = connect(architect);
+    const sub = subscribe<{ projectChanged: { project: { managers: Array<{ id: string; currentOrganizationId: string | null }> } } }>(c.client,
+      'subscription($ids: [ID!]) { projectChanged(projectIds: $ids) { project { managers { id currentOrganizationId } } } }', { ids: [PRJ] });
+    await registered(1);
+    await answerWithSql(await unansweredDocument(), 55);
+    const update = await sub.next();
+    expect(update.data!.projectChanged.project.managers).toEqual([{ id: DEMO_IDS.users.architect, currentOrganizationId: null }]);
+  });
+
+  it('checks the caller again at every delivery: no update once no longer Administrator, the connection closed once without API access', async () => {
+    const c = connect(architect);
+    const sub = subscribe<{ projectChanged: { projectId: string } }>(c.client, 'subscription { projectChanged { projectId } }');
+    await registered(1);
+    const role = (value: string) => queryRows(t.databaseUrl, 'update membership set role = $1 where user_id = $2 and organization_id = $3',
+      [value, DEMO_IDS.users.architect, DEMO_IDS.organizations.atelierDemo]);
+    const apiEnabled = (value: boolean) => queryRows(t.databaseUrl, 'update app_user set api_enabled = $1 where id = $2', [value, DEMO_IDS.users.architect]);
+    try {
+      await role('MEMBER');
+      await answerWithSql(await unansweredDocument(), 66);
+      // The control: a change in Atelier Nord, where they are still Administrator, comes after it.
+      await queryRows(t.databaseUrl, 'update project set name = name where id = $1', [DEMO_IDS.projects.nordOffices]);
+      expect((await sub.next()).data!.projectChanged.projectId).toBe(DEMO_IDS.projects.nordOffices);
+      expect(sub.results).toHaveLength(1);
+
+      await apiEnabled(false);
+      await queryRows(t.databaseUrl, 'update project set name = name where id = $1', [DEMO_IDS.projects.nordOffices]);
+      expect(await c.closed).toEqual({ code: 4403, reason: 'The API is not activated for this user' });
+      expect(sub.results).toHaveLength(1);
+    } finally {
+      await role('ADMINISTRATOR');
+      await apiEnabled(true);
+    }
+  });
+
   it('answers BAD_USER_INPUT for a malformed id or an empty list', async () => {
     const c = connect(architect);
     const malformed = subscribe(c.client, PROJECT_CHANGED, { ids: ['nope'] });
