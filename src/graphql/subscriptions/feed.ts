@@ -100,9 +100,17 @@ function mergeUpdates(older: Update, newer: Update): Update {
   };
 }
 
-/** Whether a watch is about this project (for a template: its project). */
-function watches(watch: Watch, projectId: string): boolean {
-  return watch.kind === 'projects' ? !watch.projectIds || watch.projectIds.has(projectId) : watch.projectId === projectId;
+/** The projects of a batch a watch is about (for a template: its project), without going through the whole batch. */
+function watchedIn(watch: Watch, batch: Map<string, PendingProject>): string[] {
+  if (watch.kind === 'template') return batch.has(watch.projectId) ? [watch.projectId] : [];
+  if (!watch.projectIds) return [...batch.keys()];
+  const ids: string[] = [];
+  if (watch.projectIds.size < batch.size) {
+    for (const id of watch.projectIds) if (batch.has(id)) ids.push(id);
+  } else {
+    for (const id of batch.keys()) if (watch.projectIds.has(id)) ids.push(id);
+  }
+  return ids;
 }
 
 /** The update a watch of this project gets from its pending changes; null when none of them concerns it. */
@@ -240,15 +248,16 @@ export class ChangeFeed {
 
   private async deliver(batch: Map<string, PendingProject>): Promise<void> {
     if (this.stopped || batch.size === 0) return;
-    const concerned = [...this.subscribers].filter((s) => !s.queue.done && [...batch.keys()].some((id) => watches(s.watch, id)));
+    const concerned = [...this.subscribers].map((subscriber) => ({ subscriber, projectIds: subscriber.queue.done ? [] : watchedIn(subscriber.watch, batch) }))
+      .filter((c) => c.projectIds.length > 0);
     if (!concerned.length) return;
 
-    const callers = await loadCallers(this.orm.em.fork(), concerned.map((s) => s.connection.caller.userId));
+    const callers = await loadCallers(this.orm.em.fork(), concerned.map((c) => c.subscriber.connection.caller.userId));
     const groups = new Map<string, GraphQLContext>();
     // One change object per group, project and watch: subscribers who asked the same get the same result (websocket.ts).
     const shared = new Map<string, ProjectChangeRoot | TemplateChangeRoot | null>();
     const planned: Array<{ subscriber: Subscriber; context: GraphQLContext; key: string; change: ProjectChangeRoot | TemplateChangeRoot }> = [];
-    for (const subscriber of concerned) {
+    for (const { subscriber, projectIds } of concerned) {
       const caller = callers.get(subscriber.connection.caller.userId);
       if (!caller || caller instanceof Error) {
         this.metrics.subscriptionRefusals.inc({ reason: 'forbidden' });
@@ -258,9 +267,9 @@ export class ChangeFeed {
       subscriber.connection.caller = caller;
       const scope = groupCaller(caller);
       const groupKey = scope.adminOrganizationIds.join(',');
-      for (const [projectId, pending] of batch) {
+      for (const projectId of projectIds) {
+        const pending = batch.get(projectId)!;
         if (!caller.adminOrganizationIds.includes(pending.organizationId)) continue;
-        if (!watches(subscriber.watch, projectId)) continue;
         const changeKey = `${groupKey}|${projectId}|${subscriber.watch.kind === 'template' ? subscriber.watch.templateId : ''}`;
         if (!shared.has(changeKey)) shared.set(changeKey, changeFor(subscriber.watch, projectId, pending));
         const change = shared.get(changeKey);
