@@ -161,6 +161,7 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
   const rules = [...specifiedRules, ...deps.validationRules];
   const connectionsByCaller = new Map<string, number>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  let closing: Promise<void> | null = null;
 
   const refuse = (ctx: Ctx, code: number, message: string, why: string): false => {
     metrics.subscriptionRefusals.inc({ reason: why });
@@ -271,18 +272,22 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
       if (lifecycle.shuttingDown) return refuseUpgrade(socket, '503 Service Unavailable', { 'Retry-After': '5' });
       wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
     },
-    async close() {
-      const sockets = [...wss.clients];
-      const closed = Promise.all(sockets.map((ws) => new Promise<void>((resolve) => {
-        if (ws.readyState === ws.CLOSED) return resolve();
-        ws.once('close', () => resolve());
-      })));
-      for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'The server is shutting down');
-      // A client that does not answer the close frame is cut.
-      const cut = setTimeout(() => sockets.forEach((ws) => ws.terminate()), 1000);
-      await closed;
-      clearTimeout(cut);
-      await server.dispose();
+    close() {
+      // Once: a shutdown and a test's teardown may both ask.
+      closing ??= (async () => {
+        const sockets = [...wss.clients];
+        const closed = Promise.all(sockets.map((ws) => new Promise<void>((resolve) => {
+          if (ws.readyState === ws.CLOSED) return resolve();
+          ws.once('close', () => resolve());
+        })));
+        for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'The server is shutting down');
+        // A client that does not answer the close frame is cut.
+        const cut = setTimeout(() => sockets.forEach((ws) => ws.terminate()), 1000);
+        await closed;
+        clearTimeout(cut);
+        await server.dispose();
+      })();
+      return closing;
     },
   };
 }
