@@ -184,6 +184,23 @@ describe('Subscription.templateChanged', () => {
   });
 });
 
+describe('Subscription.templateChanged of a template that is deleted', () => {
+  it('delivers the deletion (template null), then completes', async () => {
+    const added = await gql(t.url, architect, 'mutation($p: ID!, $i: AddTemplateInput!) { addTemplate(projectId: $p, input: $i) { template { id } } }',
+      { p: PRJ, i: { tradeId: DEMO_IDS.projectTrades.residence['07'] } });
+    const templateId = added.body.data.addTemplate.template.id as string;
+    const sub = subscribe(connect(architect).client, TEMPLATE_CHANGED, { id: templateId });
+    await registered(1);
+
+    const deleted = await gql(t.url, architect, 'mutation($p: ID!, $id: ID!) { deleteTemplate(projectId: $p, templateId: $id) { deletedTemplateIds } }', { p: PRJ, id: templateId });
+    expect(deleted.body.data.deleteTemplate.deletedTemplateIds).toEqual([templateId]);
+
+    expect((await sub.next()).data).toEqual({ templateChanged: { templateId, projectId: PRJ, changes: ['TEMPLATE'], documentIds: [], template: null } });
+    expect(await sub.ended).toBeNull();
+    expect(await active()).toBe(0);
+  });
+});
+
 describe('WebSocket connections on /graphql', () => {
   it('close with 4401 without a token or with a refused one, with 4403 for a caller who may not use the API', async () => {
     const none = connect(null);
