@@ -25,6 +25,11 @@ export interface Config {
     /** Expected `iss`; its discovery document gives the JWKS URL unless jwksUrl is set. */
     issuer: string;
     jwksUrl: string | null;
+    /**
+     * Token endpoint the API reference's "Authorize" obtains tokens from (the OpenAPI password flow); null:
+     * the built-in provider's /auth/token.
+     */
+    tokenUrl: string | null;
     clientId: string;
     /** The scope every token must carry. */
     scope: string;
@@ -219,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
       devProvider: bool(env, 'AUTH_DEV_PROVIDER', !production),
       issuer: url(env, 'AUTH_ISSUER', publicUrl, ['http:', 'https:'])!,
       jwksUrl: url(env, 'AUTH_JWKS_URL', null, ['http:', 'https:']),
+      tokenUrl: url(env, 'AUTH_TOKEN_URL', null, ['http:', 'https:']),
       clientId: str(env, 'AUTH_CLIENT_ID', 'svc-api'),
       scope: str(env, 'AUTH_SCOPE', 'svc'),
       clockToleranceSeconds: int(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),

@@ -87,6 +87,18 @@ describe('POST /auth/token (password grant)', () => {
     expect([none.status, none.body.error]).toEqual([401, 'invalid_client']);
   });
 
+  it('the client may authenticate with HTTP Basic and an empty secret, as the API reference\'s "Authorize" does', async () => {
+    const { client_id: _, ...withoutClient } = passwordForm();
+    const basic = (credentials: string) => ({ Authorization: `Basic ${Buffer.from(credentials).toString('base64')}` });
+    const ok = await tokenRequest(t.url, withoutClient, basic('svc-api:'));
+    expect([ok.status, ok.body.token_type]).toEqual([200, 'Bearer']);
+    const other = await tokenRequest(t.url, withoutClient, basic('another-client:'));
+    expect([other.status, other.body.error]).toEqual([401, 'invalid_client']);
+    // The client is public: a secret is not what it was given, so the header does not name it.
+    const withSecret = await tokenRequest(t.url, withoutClient, basic('svc-api:secret'));
+    expect([withSecret.status, withSecret.body.error]).toEqual([401, 'invalid_client']);
+  });
+
   it('400 invalid_request: username, password or scope missing', async () => {
     for (const field of ['username', 'password', 'scope']) {
       const form: Record<string, string> = passwordForm();

@@ -416,9 +416,13 @@ describe('GET /api/svc/v1/projects/{projectId}/statistics (#5)', () => {
 
   it('is described in the OpenAPI document with its success body', async () => {
     const res = await request(t.url, 'GET', `${P}/openapi.json`);
-    const op = res.body.paths['/api/svc/v1/projects/{projectId}/statistics'].get;
-    const schema = op.responses['200'].content['application/json'].schema;
-    expect(Object.keys(schema.properties.project.properties.statistics.properties.budgets.properties).sort()).toEqual([
+    // One operation for both prefixes: keyed by the short form, served under /api and /.
+    const item = res.body.paths['/svc/v1/projects/{projectId}/statistics'];
+    expect(item.servers.map((s: { url: string }) => s.url)).toEqual(['/api', '/']);
+    const schema = item.get.responses['200'].content['application/json'].schema;
+    const component = (ref: { $ref: string }) => res.body.components.schemas[ref.$ref.split('/').pop()!];
+    const statistics = component(schema.properties.project.properties.statistics);
+    expect(Object.keys(component(statistics.properties.budgets).properties).sort()).toEqual([
       'budget_trades_to_assign', 'project_deviation', 'simulated_cost', 'total', 'total_anticipated_offers', 'total_anticipated_trades',
     ]);
   });

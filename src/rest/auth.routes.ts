@@ -5,6 +5,23 @@ import type { AppState } from '../http/state';
 import { IdentityProviderService, OAuthError, type TokenRequest } from '../services/identity-provider.service';
 import type { LoginThrottle } from '../services/login-throttle';
 
+/**
+ * The client id of HTTP Basic client authentication with an empty secret (RFC 6749 section 2.3.1), the way
+ * Swagger UI's "Authorize" sends it by default; the client is public, a secret would be refused.
+ */
+function basicClientId(header: string): string | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0 || colon < decoded.length - 1) return undefined;
+  try {
+    return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The development identity provider: token endpoint, JWKS and OpenID discovery. */
 export function authRoutes(config: Config, throttle: LoginThrottle): Router<AppState> {
   const router = new Router<AppState>();
@@ -27,6 +44,7 @@ export function authRoutes(config: Config, throttle: LoginThrottle): Router<AppS
     for (const key of ['grant_type', 'client_id', 'username', 'password', 'scope', 'refresh_token'] as const) {
       if (typeof body[key] === 'string') form[key] = body[key] as string;
     }
+    form.client_id ??= basicClientId(ctx.get('Authorization'));
     try {
       ctx.body = await idp(ctx).token(form, ctx.ip);
     } catch (err) {

@@ -1,24 +1,13 @@
 import { CompanyService } from '../services/company.service';
 import { CompanySiretParams } from '../services/inputs/tools.input';
-import { route, type JsonSchema, type RouteDef } from './route';
+import { ref } from '../services/outputs/output';
+import { CompanyContacts, CompanyTrades } from '../services/outputs/company.output';
+import { route, type RouteDef } from './route';
 import { toRest } from './serialize';
 
 const tag = 'Companies';
 
-const lookup = (company: Record<string, JsonSchema>): JsonSchema => ({
-  type: 'object',
-  properties: {
-    siret: { type: 'string' },
-    companies: { type: 'array', items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, ...company } } },
-  },
-});
-
-const CONTACT: JsonSchema = {
-  type: 'object',
-  properties: {
-    first_name: { type: 'string' }, last_name: { type: 'string' }, email: { type: 'string' }, phone: { type: 'string' }, mobile: { type: ['string', 'null'] },
-  },
-};
+const errorBodies = { 404: { description: 'No contractor organization has this SIRET (interface.md, Errors)', schema: { $ref: '#/components/schemas/SiretNotFound' } } };
 
 // The SIRET comes from the path; a body sent with the GET is not read (decisions.md section 4).
 
@@ -28,7 +17,8 @@ export const companyRoutes: RouteDef[] = [
     operation: 33, operationId: 'companyContacts', method: 'get', prefix: 'internal', path: '/company/contacts/:siret', tag,
     summary: 'Users of every contractor organization with that SIRET, as contacts. 400 when the SIRET is not 14 digits; 404 `{ code, message, siret, data: [] }` when no contractor organization has it.',
     params: CompanySiretParams,
-    success: { status: 200, description: '`{ siret, companies }`', schema: lookup({ contacts: { type: 'array', items: CONTACT } }) },
+    success: { status: 200, description: '`{ siret, companies }`', schema: ref(CompanyContacts) },
+    errorBodies,
     async handler({ params, ...sc }) {
       return { body: toRest(await new CompanyService(sc).contacts(params.siret)) };
     },
@@ -39,11 +29,9 @@ export const companyRoutes: RouteDef[] = [
     params: CompanySiretParams,
     success: {
       status: 200, description: '`{ siret, companies }`',
-      schema: lookup({
-        business_sectors: { type: 'array', items: { type: 'string' } },
-        trades: { type: 'array', items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' } } } },
-      }),
+      schema: ref(CompanyTrades),
     },
+    errorBodies,
     async handler({ params, ...sc }) {
       return { body: toRest(await new CompanyService(sc).trades(params.siret)) };
     },

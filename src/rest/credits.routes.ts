@@ -1,6 +1,7 @@
 import { CreditsService } from '../services/credits.service';
 import { CreditsUsageQuery } from '../services/inputs/credits.input';
-import { route, type RouteDef } from './route';
+import { CreditsUsage } from '../services/outputs/directory.output';
+import { keyed, route, type RouteDef } from './route';
 import { toRest } from './serialize';
 
 /** Operations #35. */
@@ -11,27 +12,7 @@ export const creditsRoutes: RouteDef[] = [
     query: CreditsUsageQuery,
     success: {
       status: 200, description: '`{ credits_usage }`',
-      schema: {
-        type: 'object',
-        properties: {
-          credits_usage: {
-            type: 'object',
-            properties: {
-              total: { type: 'integer' },
-              from: { type: 'string', format: 'date' },
-              to: { type: 'string', format: 'date' },
-              scope: {
-                type: 'object',
-                properties: { type: { type: 'string', enum: ['organization', 'headquarter'] }, id: { type: 'string', format: 'uuid' }, name: { type: 'string' } },
-              },
-              organizations: {
-                type: 'array',
-                items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, total: { type: 'integer' } } },
-              },
-            },
-          },
-        },
-      },
+      schema: keyed('credits_usage', CreditsUsage),
     },
     async handler({ query, ...sc }) {
       return { body: { credits_usage: toRest(await new CreditsService(sc).usage(query)) } };

@@ -37,16 +37,31 @@ export const ALL_ROUTES: RouteDef[] = [
   ...creditsRoutes,
 ];
 
-const DOCS_HTML = `<!doctype html>
+/** The reference page; "Authorize" fills in the client and the scopes the token endpoint expects. */
+const docsHtml = (config: Config) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Project Tendering Service API</title>
 <link rel="stylesheet" href="/api/svc/v1/docs/swagger-ui.css"></head>
 <body><div id="ui"></div><script src="/api/svc/v1/docs/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({ url: '/api/svc/v1/openapi.json', dom_id: '#ui' });</script></body></html>`;
+<script>const ui = SwaggerUIBundle({ url: '/api/svc/v1/openapi.json', dom_id: '#ui', persistAuthorization: false });
+ui.initOAuth(${JSON.stringify({ clientId: config.auth.clientId, scopes: `${config.auth.scope} email profile` })});</script></body></html>`;
+
+/**
+ * The OpenAPI description of every REST operation under a configuration (the token endpoint of its identity
+ * provider); openapi.json holds it under the defaults.
+ */
+export function openApiDocument(config: Pick<Config, 'auth'>) {
+  return buildOpenApi(ALL_ROUTES, {
+    tokenUrl: config.auth.tokenUrl ?? '/auth/token',
+    scope: config.auth.scope,
+    tokenEndpoint: config.auth.devProvider,
+  });
+}
 
 /** The REST operations, their OpenAPI description and a reference page served from swagger-ui-dist. */
 export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppState> {
   const router = mountRoutes(ALL_ROUTES, config, verifier);
-  const openapi = buildOpenApi(ALL_ROUTES);
+  const openapi = openApiDocument(config);
+  const docs = docsHtml(config);
   router.get('/api/svc/v1/openapi.json', (ctx) => {
     // Changes with each release: kept by clients, revalidated through its ETag (a 304 when unchanged).
     ctx.set('Cache-Control', 'no-cache');
@@ -54,7 +69,7 @@ export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppS
   });
   router.get('/api/svc/v1/docs', (ctx) => {
     ctx.type = 'html';
-    ctx.body = DOCS_HTML;
+    ctx.body = docs;
   });
   const uiDir = path.dirname(createRequire(__filename).resolve('swagger-ui-dist/package.json'));
   // A Map, not an object literal: the name comes from the URL, and `constructor` or `__proto__` would find

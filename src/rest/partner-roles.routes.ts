@@ -1,29 +1,14 @@
 import { UserParams } from '../services/inputs/params';
 import { AssignPartnerRoleInput } from '../services/inputs/partner-role.input';
 import { PartnerRoleService } from '../services/partner-role.service';
-import { route, type JsonSchema, type RouteDef } from './route';
+import { PartnerRole } from '../services/outputs/partner-role.output';
+import { keyedList, route, type RouteDef } from './route';
 import { toRest } from './serialize';
 
 const tag = 'Partner roles';
 const path = '/pf/:userId/roles';
 
-const ROLES: JsonSchema = {
-  type: 'object',
-  properties: {
-    roles: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string', format: 'uuid' },
-          code: { type: 'string' },
-          name: { type: 'string' },
-          assigned_at: { type: 'string', format: 'date-time' },
-        },
-      },
-    },
-  },
-};
+const ROLES = keyedList('roles', PartnerRole);
 
 /** Operations #26-#28. */
 export const partnerRoleRoutes: RouteDef[] = [
@@ -41,7 +26,7 @@ export const partnerRoleRoutes: RouteDef[] = [
     summary: 'Assigns the standard partner role, or the role named by `role`; 200 when the user already held it.',
     params: UserParams,
     body: AssignPartnerRoleInput, bodyOptional: true,
-    success: { status: 201, description: '`{ roles }`: every role the user now holds (200 when nothing changed)', schema: ROLES },
+    success: { status: 201, description: '`{ roles }`: every role the user now holds; the role was given', schema: ROLES, also: { status: 200, description: '`{ roles }`: the user already held the role; nothing changed' } },
     async handler({ params, body, ...sc }) {
       const { assigned, roles } = await new PartnerRoleService(sc).assign(params.userId, body.role);
       return { status: assigned ? 201 : 200, body: { roles: toRest(roles) } };

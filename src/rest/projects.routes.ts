@@ -2,60 +2,17 @@ import { CreateProjectInput, ListProjectsQuery } from '../services/inputs/projec
 import { ProjectParams } from '../services/inputs/params';
 import { pageSize } from '../services/pagination';
 import { ProjectService } from '../services/project.service';
-import { CONSTRUCTION_TYPES, CURRENCIES, RESPONSE_TYPES, type Project } from '../entities/project.entity';
-import { route, type JsonSchema, type RouteDef } from './route';
+import type { Project as ProjectEntity } from '../entities/project.entity';
+import { Project } from '../services/outputs/project.output';
+import { keyed, keyedList, route, type RouteDef } from './route';
 import { listBody, toRest } from './serialize';
 
 const tag = 'Projects';
 
-const DAY: JsonSchema = { type: ['string', 'null'], format: 'date' };
-const TIMESTAMP: JsonSchema = { type: 'string', format: 'date-time' };
-const NUMBER_OR_NULL: JsonSchema = { type: ['number', 'null'] };
-/** The project read form (decisions.md section 2): every create-input field, plus archive state and times. */
-const PROJECT: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    legacy_id: { type: 'string', minLength: 17, maxLength: 17 },
-    name: { type: 'string' },
-    organization_id: { type: 'string', format: 'uuid' },
-    construction_type: { type: 'string', enum: [...CONSTRUCTION_TYPES] },
-    managers: {
-      type: 'array',
-      items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, first_name: { type: 'string' }, last_name: { type: 'string' }, email: { type: 'string' } } },
-    },
-    trade_list_id: { type: 'string', format: 'uuid' },
-    response_type: { type: 'string', enum: [...RESPONSE_TYPES] },
-    end_of_offer_date: DAY,
-    end_works_construction: DAY,
-    commencement_works_construction: DAY,
-    tenders_closing_activated: { type: 'boolean' },
-    published_on_marketplace: { type: 'boolean' },
-    scopes: {
-      type: ['object', 'null'],
-      properties: { currency: { type: ['string', 'null'], enum: [...CURRENCIES, null] }, vat: { type: 'number' }, prorate: NUMBER_OR_NULL, levels: NUMBER_OR_NULL },
-    },
-    site_address: { type: ['object', 'null'], properties: { number: NUMBER_OR_NULL, zip_code: NUMBER_OR_NULL } },
-    optional_dates: { type: ['object', 'null'], properties: { noc: DAY, responses_opening_date: DAY } },
-    archived: { type: 'boolean' },
-    archived_at: { type: ['string', 'null'], format: 'date-time' },
-    created_at: TIMESTAMP,
-    updated_at: TIMESTAMP,
-  },
-};
-const ONE_PROJECT: JsonSchema = { type: 'object', required: ['project'], properties: { project: PROJECT } };
-const PROJECT_LIST: JsonSchema = {
-  type: 'object',
-  required: ['projects'],
-  properties: {
-    projects: { type: 'array', items: PROJECT },
-    next_cursor: { type: ['string', 'null'], description: 'Only when `limit` is sent: the `cursor` of the next page, null on the last one' },
-    total_count: { type: 'integer', description: 'Only when `limit` is sent: the number of projects of the whole list' },
-  },
-};
+const ONE_PROJECT = keyed('project', Project);
 
 /** `{ project }`: the full read form of one project. */
-async function projectBody(service: ProjectService, project: Project): Promise<{ project: unknown }> {
+async function projectBody(service: ProjectService, project: ProjectEntity): Promise<{ project: unknown }> {
   const [view] = await service.views([project]);
   return { project: toRest(view) };
 }
@@ -66,7 +23,7 @@ export const projectRoutes: RouteDef[] = [
     operation: 1, operationId: 'listProjects', method: 'get', prefix: 'svc', path: '/projects', tag,
     summary: 'Projects of the organizations where the caller is Administrator (archived ones only with archived=true). Paged when `limit` is sent.',
     query: ListProjectsQuery,
-    success: { status: 200, description: '`{ projects }`, plus `next_cursor` and `total_count` when paged', schema: PROJECT_LIST },
+    success: { status: 200, description: '`{ projects }`, plus `next_cursor` and `total_count` when paged', schema: keyedList('projects', Project, true) },
     async handler({ query, ...sc }) {
       const service = new ProjectService(sc);
       const limit = pageSize(query.limit);

@@ -3,6 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { AppContext } from '../http/state';
 import type { Caller } from '../services/caller';
+import { ref, type JsonSchema, type RecordClass } from '../services/outputs/output';
+
+export type { JsonSchema };
 
 /** Where an operation lives (decisions.md section 1). */
 export const PREFIXES = {
@@ -12,8 +15,6 @@ export const PREFIXES = {
 } as const;
 /** The alias prefix of project templates, project statistics and organizations. */
 export const ALIAS_PREFIX = '/svc/v1';
-
-export type JsonSchema = Record<string, unknown>;
 
 export interface RouteInput<P, Q, B> {
   params: P;
@@ -42,6 +43,8 @@ export interface RouteDef<P extends object = object, Q extends object = object, 
   /** Also served under /svc/v1. */
   alias?: boolean;
   summary: string;
+  /** More than the summary says, for the reference page. */
+  description?: string;
   tag: string;
   /** Path parameters (camelCase, as in the path). */
   params?: ClassConstructor<P>;
@@ -51,14 +54,34 @@ export interface RouteDef<P extends object = object, Q extends object = object, 
   body?: ClassConstructor<B>;
   /** A body may be left out entirely (then validated as `{}`). */
   bodyOptional?: boolean;
-  /** Success status and what the body holds. */
-  success: { status: number; description: string; schema?: JsonSchema };
-  /** Error statuses this operation may answer besides 400/401/403/404. */
+  /**
+   * Success status and the schema of its body (`keyed`, `keyedList`); `also`, another success status with the
+   * same body (#15 and #27 answer 200 when nothing was new).
+   */
+  success: { status: number; description: string; schema?: JsonSchema; also?: { status: number; description: string } };
+  /** Error statuses this operation may answer besides 400/401/403/404 and those every operation may (413/415 with a body, 429, 500, 503). */
   errors?: number[];
+  /** An error status answered with a body other than the REST error body (#33/#34's 404). */
+  errorBodies?: Record<number, { description: string; schema: JsonSchema }>;
   handler(input: RouteInput<P, Q, B>): Promise<RouteResult>;
 }
 
 /** Helps TypeScript infer the parameter types of a route definition. */
 export function route<P extends object = object, Q extends object = object, B extends object = object>(def: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
   return def;
+}
+
+/** `{ <key>: <record> }`, the body of a read or write of one record (decisions.md section 2). */
+export function keyed(key: string, record: RecordClass): JsonSchema {
+  return { type: 'object', required: [key], properties: { [key]: ref(record) } };
+}
+
+/** `{ <key>: [<record>] }`; with `paged`, also `next_cursor` and `total_count` when `limit` was sent. */
+export function keyedList(key: string, record: RecordClass, paged = false): JsonSchema {
+  const properties: Record<string, JsonSchema> = { [key]: { type: 'array', items: ref(record) } };
+  if (paged) {
+    properties.next_cursor = { type: ['string', 'null'], description: 'Only when `limit` is sent: the `cursor` of the next page, null on the last one' };
+    properties.total_count = { type: 'integer', minimum: 0, description: 'Only when `limit` is sent: the number of records of the whole list' };
+  }
+  return { type: 'object', required: [key], properties };
 }

@@ -1,15 +1,10 @@
 import { ProjectParams } from '../services/inputs/params';
 import { StatisticsService } from '../services/statistics.service';
+import { ref } from '../services/outputs/output';
+import { ProjectStatistics } from '../services/outputs/statistics.output';
+import { DEMO_IDS } from '../seed/demo-data';
 import { route, type JsonSchema, type RouteDef } from './route';
 import { toRest } from './serialize';
-
-const integer: JsonSchema = { type: 'integer', minimum: 0 };
-const money: JsonSchema = { type: 'number' };
-const amountPercent: JsonSchema = {
-  type: 'object',
-  required: ['value', 'percent'],
-  properties: { value: money, percent: { type: 'number', description: 'value / total x 100, 0 when total is 0' } },
-};
 
 /** interface.md "Project statistics", under `project` as decisions.md section 2 says. */
 const STATISTICS_BODY: JsonSchema = {
@@ -19,32 +14,7 @@ const STATISTICS_BODY: JsonSchema = {
     project: {
       type: 'object',
       required: ['id', 'statistics'],
-      properties: {
-        id: { type: 'string', format: 'uuid' },
-        statistics: {
-          type: 'object',
-          required: ['answered', 'may_answer', 'declined', 'contractors', 'tender_documents', 'budgets'],
-          properties: {
-            answered: integer,
-            may_answer: integer,
-            declined: integer,
-            contractors: integer,
-            tender_documents: integer,
-            budgets: {
-              type: 'object',
-              required: ['total', 'simulated_cost', 'total_anticipated_trades', 'total_anticipated_offers', 'budget_trades_to_assign', 'project_deviation'],
-              properties: {
-                total: money,
-                simulated_cost: money,
-                total_anticipated_trades: money,
-                total_anticipated_offers: money,
-                budget_trades_to_assign: amountPercent,
-                project_deviation: amountPercent,
-              },
-            },
-          },
-        },
-      },
+      properties: { id: { type: 'string', format: 'uuid', examples: [DEMO_IDS.projects.residence] }, statistics: ref(ProjectStatistics) },
     },
   },
 };

@@ -1,12 +1,15 @@
-import { IdsToUuidsInput, UuidsToIdsInput } from '../services/inputs/tools.input';
+import { DEMO_IDS, demoLegacyId } from '../seed/demo-data';
+import { IdsToUuidsInput, LEGACY_ID_LENGTH, UuidsToIdsInput } from '../services/inputs/tools.input';
 import { LegacyIdService } from '../services/legacy-id.service';
 import { route, type JsonSchema, type RouteDef } from './route';
 
 const tag = 'Tools';
 
-const resources = (item: JsonSchema): JsonSchema => ({
+/** `{ resources }` with the request's nesting; null for an identifier unknown or not the caller's. */
+const resources = (item: JsonSchema, example: unknown): JsonSchema => ({
   type: 'object',
-  properties: { resources: { type: 'array', items: { type: 'array', items: { ...item, type: [item.type, 'null'] } } } },
+  required: ['resources'],
+  properties: { resources: { type: 'array', items: { type: 'array', items: { ...item, type: [item.type, 'null'] } }, examples: [[[example, null]]] } },
 });
 
 /** Operations #25, #32. */
@@ -15,7 +18,7 @@ export const toolRoutes: RouteDef[] = [
     operation: 25, operationId: 'idsToUuids', method: 'post', prefix: 'svc', path: '/tools/ids-to-uuids', tag,
     summary: 'Converts legacy identifiers to UUIDs, keeping the nesting; null for an identifier unknown or not the caller\'s.',
     body: IdsToUuidsInput, bodyOptional: true,
-    success: { status: 200, description: '`{ resources }`', schema: resources({ type: 'string', format: 'uuid' }) },
+    success: { status: 200, description: '`{ resources }`', schema: resources({ type: 'string', format: 'uuid' }, DEMO_IDS.projects.residence) },
     async handler({ body, ...sc }) {
       return { body: { resources: await new LegacyIdService(sc).idsToUuids(body.resources) } };
     },
@@ -24,7 +27,7 @@ export const toolRoutes: RouteDef[] = [
     operation: 32, operationId: 'uuidsToIds', method: 'post', prefix: 'internal', path: '/tools/uuids-to-ids', tag,
     summary: 'Converts UUIDs to legacy identifiers, keeping the nesting; null for a UUID unknown or not the caller\'s.',
     body: UuidsToIdsInput, bodyOptional: true,
-    success: { status: 200, description: '`{ resources }`', schema: resources({ type: 'string', minLength: 17, maxLength: 17 }) },
+    success: { status: 200, description: '`{ resources }`', schema: resources({ type: 'string', minLength: LEGACY_ID_LENGTH, maxLength: LEGACY_ID_LENGTH }, demoLegacyId(DEMO_IDS.projects.residence)) },
     async handler({ body, ...sc }) {
       return { body: { resources: await new LegacyIdService(sc).uuidsToIds(body.resources) } };
     },

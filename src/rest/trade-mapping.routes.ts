@@ -1,20 +1,12 @@
 import { TradeIdParams, TradeNameParams } from '../services/inputs/params';
 import { ServiceTradeParams } from '../services/inputs/tools.input';
 import { TradeMappingService } from '../services/trade-mapping.service';
-import { route, type JsonSchema, type RouteDef } from './route';
+import { TradeCategory } from '../services/outputs/company.output';
+import { keyedList, route, type RouteDef } from './route';
 
 const tag = 'Trade categories';
 
-const CATEGORIES: JsonSchema = {
-  type: 'object',
-  properties: {
-    categories: {
-      type: 'array',
-      items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, code: { type: 'string' }, name: { type: 'string' } } },
-    },
-  },
-};
-const success = { status: 200, description: '`{ categories }`; 404 when no category is mapped to the trade', schema: CATEGORIES };
+const success = { status: 200, description: '`{ categories }`; 404 when no category is mapped to the trade', schema: keyedList('categories', TradeCategory) };
 
 /** Operations #29-#31; the fixed segments come first so `svc` and `partner` are not read as trade names. */
 export const tradeMappingRoutes: RouteDef[] = [

@@ -1,27 +1,13 @@
 import { CreateProjectTradeInput, UpdateProjectTradeInput } from '../services/inputs/project-trade.input';
 import { ProjectParams, ProjectTradeParams } from '../services/inputs/params';
 import { ProjectTradeService } from '../services/project-trade.service';
-import { route, type JsonSchema, type RouteDef } from './route';
+import { ProjectTrade } from '../services/outputs/project.output';
+import { keyed, keyedList, route, type RouteDef } from './route';
 import { toRest } from './serialize';
 
 const tag = 'Project trades';
 
-const TIMESTAMP: JsonSchema = { type: 'string', format: 'date-time' };
-const TRADE: JsonSchema = {
-  type: 'object',
-  required: ['id', 'number', 'name', 'short_name', 'comment', 'project_id', 'created_at', 'updated_at'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    number: { type: 'string' },
-    name: { type: 'string' },
-    short_name: { type: 'string' },
-    comment: { type: ['string', 'null'] },
-    project_id: { type: 'string', format: 'uuid' },
-    created_at: TIMESTAMP,
-    updated_at: TIMESTAMP,
-  },
-};
-const ONE_TRADE: JsonSchema = { type: 'object', required: ['trade'], properties: { trade: TRADE } };
+const ONE_TRADE = keyed('trade', ProjectTrade);
 
 /** Operations #6-#9. */
 export const tradeRoutes: RouteDef[] = [
@@ -29,7 +15,7 @@ export const tradeRoutes: RouteDef[] = [
     operation: 6, operationId: 'listProjectTrades', method: 'get', prefix: 'svc', path: '/projects/:projectId/trades', tag,
     summary: 'Trades (lots) of the project, by number.',
     params: ProjectParams,
-    success: { status: 200, description: '`{ trades }`', schema: { type: 'object', required: ['trades'], properties: { trades: { type: 'array', items: TRADE } } } },
+    success: { status: 200, description: '`{ trades }`', schema: keyedList('trades', ProjectTrade) },
     async handler({ params, ...sc }) {
       return { body: { trades: toRest(await new ProjectTradeService(sc).list(params.projectId)) } };
     },

@@ -105,8 +105,12 @@ const resolveRef = (schema: Schema | undefined): Schema | undefined =>
 
 function operationsOf(openapi: Schema): Operation[] {
   const ops: Operation[] = [];
-  for (const [path, item] of Object.entries<Schema>(openapi.paths)) {
-    for (const [method, op] of Object.entries<Schema>(item)) {
+  for (const [key, item] of Object.entries<Schema>(openapi.paths)) {
+    // The token endpoint answers in OAuth 2's shape: fuzzed on its own below.
+    if (key === '/auth/token') continue;
+    // An operation served at two prefixes is one path item with path-level servers: both are fuzzed.
+    const paths = ((item.servers ?? [{ url: '/' }]) as Array<{ url: string }>).map((server) => server.url.replace(/\/$/, '') + key);
+    for (const [path, [method, op]] of paths.flatMap((p) => Object.entries<Schema>(item).filter(([m]) => m !== 'servers').map((entry) => [p, entry] as const))) {
       const params = (op.parameters ?? []) as Array<{ name: string; in: string; schema: Schema }>;
       ops.push({
         name: `${method.toUpperCase()} ${path}`,

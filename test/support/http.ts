@@ -1,4 +1,5 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
+import { assertDocumentedResponse } from './openapi-responses';
 
 export interface HttpResponse<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number;
@@ -17,7 +18,10 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
-/** One HTTP request against a test server; JSON bodies are parsed. */
+/**
+ * One HTTP request against a test server; JSON bodies are parsed. An answer of a documented REST operation
+ * must match openapi.json (test/support/openapi-responses.ts), or the request throws.
+ */
 export async function request(baseUrl: string, method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
@@ -32,6 +36,7 @@ export async function request(baseUrl: string, method: string, path: string, opt
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  assertDocumentedResponse(method, baseUrl + path, res.status, res.headers, parsed);
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 

@@ -5,7 +5,7 @@ import { CreditsUsageQuery } from '../../services/inputs/credits.input';
 import { TradeListService, type TradeListTradeView, type TradeListView } from '../../services/trade-list.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
-import { Contractor, CreditsUsage, TradeList, TradeListTrade } from '../types/directory.type';
+import { Contractor, CreditsUsage, TradeList, TradeListTrade } from '../../services/outputs/directory.output';
 
 /** Trade lists, the contractor directory and credits usage. */
 @Resolver(() => TradeList)

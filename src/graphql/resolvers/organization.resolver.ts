@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, UseMiddle
 import { OrganizationService, type UserView } from '../../services/organization.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
-import { Organization, User } from '../types/organization.type';
+import { Organization, User } from '../../services/outputs/organization.output';
 import { SwitchOrganizationPayload } from '../types/payloads.type';
 
 @UseMiddleware(uuidArguments)

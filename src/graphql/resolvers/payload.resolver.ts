@@ -2,13 +2,13 @@ import { Ctx, FieldResolver, Resolver, Root, type ClassType } from 'type-graphql
 import { OrganizationService } from '../../services/organization.service';
 import type { GraphQLContext } from '../context';
 import { templateOf } from '../loaders';
-import { User } from '../types/organization.type';
+import { User } from '../../services/outputs/organization.output';
 import {
   AddTemplatePayload, CreateProjectTradePayload, DeleteProjectTradePayload, DeleteTemplatePayload, InviteContractorsPayload,
   SwitchOrganizationPayload, UpdateProjectTradePayload, type ProjectPayloadRoot,
 } from '../types/payloads.type';
-import { Project } from '../types/project.type';
-import { Template } from '../types/template.type';
+import { Project } from '../../services/outputs/project.output';
+import { Template } from '../../services/outputs/template.output';
 
 // The relations of mutation payloads, read after the write through the request's loaders (cleared after each
 // mutation: loaders.ts), so that a payload answers the records as they now are, in as many statements as a query.

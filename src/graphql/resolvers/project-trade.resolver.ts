@@ -5,7 +5,7 @@ import type { ProjectView } from '../../services/project.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
 import { CreateProjectTradePayload, DeleteProjectTradePayload, UpdateProjectTradePayload } from '../types/payloads.type';
-import { Project, ProjectTrade } from '../types/project.type';
+import { Project, ProjectTrade } from '../../services/outputs/project.output';
 
 @Resolver(() => Project)
 export class ProjectTradesFieldResolver {

@@ -5,10 +5,10 @@ import { ProjectService, projectFields, type ProjectView } from '../../services/
 import type { ProjectStatisticsView } from '../../services/statistics.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
-import { Organization, User } from '../types/organization.type';
+import { Organization, User } from '../../services/outputs/organization.output';
 import { ArchiveProjectPayload, CreateProjectPayload } from '../types/payloads.type';
-import { Project, ProjectConnection } from '../types/project.type';
-import { ProjectStatistics } from '../types/statistics.type';
+import { Project, ProjectConnection } from '../../services/outputs/project.output';
+import { ProjectStatistics } from '../../services/outputs/statistics.output';
 
 type ProjectRoot = Omit<ProjectView, 'managers'>;
 

@@ -5,8 +5,8 @@ import { templateOf } from '../loaders';
 import type { ProjectChangeRoot, TemplateChangeRoot } from '../subscriptions/feed';
 import type { SubscriptionContext } from '../subscriptions/websocket';
 import { ProjectChange, TemplateChange } from '../types/change.type';
-import { Project } from '../types/project.type';
-import { Template } from '../types/template.type';
+import { Project } from '../../services/outputs/project.output';
+import { Template } from '../../services/outputs/template.output';
 
 /**
  * Subscriptions, over WebSocket only (graphql-ws, src/graphql/subscriptions/websocket.ts). Starting one checks

@@ -8,12 +8,12 @@ import { TemplateService, templateFields, type TemplateFields } from '../../serv
 import { validateInstance } from '../../services/validation';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
-import { Contractor } from '../types/directory.type';
-import { Document, DocumentVersion } from '../types/document.type';
+import { Contractor } from '../../services/outputs/directory.output';
+import { Document, DocumentVersion } from '../../services/outputs/document.output';
 import { AddTemplatePayload, DeleteTemplatePayload, InviteContractorsPayload } from '../types/payloads.type';
-import { Project, ProjectTrade } from '../types/project.type';
-import { TemplateStats } from '../types/statistics.type';
-import { Template } from '../types/template.type';
+import { Project, ProjectTrade } from '../../services/outputs/project.output';
+import { TemplateStats } from '../../services/outputs/statistics.output';
+import { Template } from '../../services/outputs/template.output';
 
 /** A document as a resolver meets it: from a loader (ids only) or from a service view (embedded contractor). */
 type DocumentRoot = Partial<DocumentFields> & Partial<Pick<DocumentView, 'contractor'>> & { id: string };

@@ -1,7 +1,7 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import type { ChangeKind } from '../../events/change-event';
-import { Project } from './project.type';
-import { Template } from './template.type';
+import { Project } from '../../services/outputs/project.output';
+import { Template } from '../../services/outputs/template.output';
 
 /** GraphQL names of the change kinds (src/events/change-event.ts); the values stay the internal ones. */
 export const ChangeKindEnum: Record<Uppercase<ChangeKind>, ChangeKind> = {

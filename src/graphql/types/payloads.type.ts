@@ -1,8 +1,8 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { Document } from './document.type';
-import { Organization } from './organization.type';
-import { Project, ProjectTrade } from './project.type';
-import { Template } from './template.type';
+import { Document } from '../../services/outputs/document.output';
+import { Organization } from '../../services/outputs/organization.output';
+import { Project, ProjectTrade } from '../../services/outputs/project.output';
+import { Template } from '../../services/outputs/template.output';
 
 // Mutation payloads (Relay style): each returns the records the mutation changed and the parents whose lists
 // it changed, so that a normalized cache holds what the server holds without a refetch. `project` fields,

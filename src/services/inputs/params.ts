@@ -1,5 +1,5 @@
 import { Matches } from 'class-validator';
-import { Digits, Optional, Required, Text, Uuid } from './rules';
+import { Digits, Required, Text, Uuid } from './rules';
 
 // Path parameters of the REST operations: validated like any input, so a malformed id is a 400.
 
@@ -18,13 +18,15 @@ export class TemplateParams extends ProjectParams {
   templateId!: string;
 }
 
-export class DocumentDownloadParams extends TemplateParams {
+export class DocumentParams extends TemplateParams {
   @Required() @Uuid()
   documentId!: string;
+}
 
-  /** A path segment, hence a string; absent: the available versions are listed. */
-  @Optional() @Matches(/^[1-9]\d*$/, { message: 'must be a positive whole number' })
-  version?: string;
+export class DocumentVersionParams extends DocumentParams {
+  /** A path segment, hence a string. */
+  @Required() @Matches(/^[1-9]\d*$/, { message: 'must be a positive whole number' })
+  version!: string;
 }
 
 export class OrganizationParams {

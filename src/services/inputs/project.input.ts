@@ -1,7 +1,8 @@
 import { Field, Float, ID, InputType } from 'type-graphql';
 import { CONSTRUCTION_TYPES, CURRENCIES, RESPONSE_TYPES } from '../../entities/project.entity';
 import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from './enums';
-import { AtLeast, AtMost, Bool, DateInput, List, Nested, Num, OneOf, Optional, Required, Text, Uuid } from './rules';
+import { AtLeast, AtMost, Bool, DateInput, List, Nested, Num, OneOf, Optional, PageSize, Required, Text, Uuid } from './rules';
+import { JSONSchema } from 'class-validator-jsonschema';
 
 @InputType('ProjectManagerInput')
 export class ManagerInput {
@@ -119,9 +120,9 @@ export class ListProjectsQuery {
   @Optional() @OneOf(['true', 'false'])
   archived?: string;
 
-  @Optional() @Text(8)
+  @Optional() @PageSize()
   limit?: string;
 
-  @Optional() @Text(512)
+  @Optional() @Text(512) @JSONSchema({ description: '`next_cursor` of the previous page' })
   cursor?: string;
 }

@@ -7,6 +7,8 @@ import {
   ArrayMinSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, IsUUID,
   Matches, Max, MaxLength, Min, ValidateNested, registerDecorator, type ValidationArguments,
 } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { MAX_PAGE_SIZE } from '../pagination';
 
 const compose = (...decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => {
   for (const d of decorators) d(target, key);
@@ -43,6 +45,14 @@ export const Text = (maxLength = 255) => compose(
   IsNotEmpty({ message: 'must not be empty' }),
   NotBlank(),
   MaxLength(maxLength, { message: `must be at most ${maxLength} characters long` }),
+);
+/**
+ * `limit` of a paged list, as the query string gives it: text here, its value checked by pageSize()
+ * (services/pagination.ts, shared with GraphQL's `first`); described to clients as the integer it is.
+ */
+export const PageSize = () => compose(
+  Text(8),
+  JSONSchema(() => ({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'Page size; the answer is paged (`next_cursor`, `total_count`) when it is sent' })) as PropertyDecorator,
 );
 export const Uuid = () => IsUUID('all', { message: 'must be a UUID' });
 export const Email = () => IsEmail({}, { message: 'must be an email address' });

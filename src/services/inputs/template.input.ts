@@ -1,5 +1,6 @@
 import { Field, Float, ID, InputType } from 'type-graphql';
-import { AtLeast, AtMost, Num, Optional, Required, Text, Uuid } from './rules';
+import { AtLeast, AtMost, Num, Optional, PageSize, Required, Text, Uuid } from './rules';
+import { JSONSchema } from 'class-validator-jsonschema';
 
 /** The largest amount a budget column (numeric 14,2) holds. */
 export const MAX_AMOUNT = 999999999999.99;
@@ -22,9 +23,9 @@ export class AddTemplateInput {
 
 /** Query of the template lists (#10, #12): paged when `limit` is sent. */
 export class ListTemplatesQuery {
-  @Optional() @Text(8)
+  @Optional() @PageSize()
   limit?: string;
 
-  @Optional() @Text(512)
+  @Optional() @Text(512) @JSONSchema({ description: '`next_cursor` of the previous page' })
   cursor?: string;
 }
