@@ -14,10 +14,10 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
-  // The IDE page's script runs in the browser, over the UMD globals of React and GraphiQL (src/graphql/ide).
+  // The IDE page's script runs in the browser, over the UMD globals of React, GraphiQL and graphql-ws (src/graphql/ide).
   {
     files: ['src/graphql/ide/browser/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: { ...globals.browser, React: 'readonly', ReactDOM: 'readonly', GraphiQL: 'readonly' } },
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser, React: 'readonly', ReactDOM: 'readonly', GraphiQL: 'readonly', graphqlWs: 'readonly' } },
   },
   // Written by `npm run codegen`, which opens each file with a blanket eslint-disable.
   { files: ['examples/graphql/generated/**'], linterOptions: { reportUnusedDisableDirectives: 'off' } },

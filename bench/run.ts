@@ -3,6 +3,7 @@ import { run as auth } from './auth.bench';
 import { run as compression } from './compression.bench';
 import { run as rateLimit } from './rate-limit.bench';
 import { run as statistics } from './statistics.bench';
+import { run as subscriptions } from './subscriptions.bench';
 
 /**
  * `npm run bench [name...]`: runs the registered benchmarks one after the other (all of them when no
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   compression,
   'rate-limit': rateLimit,
   statistics,
+  subscriptions,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -22,7 +22,11 @@ import { sharedDownloadUrlSecret } from './services/file-url';
 import { IdentityProviderService } from './services/identity-provider.service';
 import { LoginThrottle } from './services/login-throttle';
 import { TokenVerifier } from './services/token-verifier';
-import { graphqlRoutes } from './graphql/server';
+import { GRAPHQL_LIMITS, graphqlProtection, graphqlRoutes } from './graphql/server';
+import { graphqlSchema } from './graphql/schema';
+import { ChangeFeed } from './graphql/subscriptions/feed';
+import { createSubscriptionServer, type SubscriptionServer } from './graphql/subscriptions/websocket';
+import { ChangeListener } from './events/change-listener';
 import { Metrics } from './metrics';
 
 export interface AppDeps {
@@ -38,7 +42,12 @@ export interface App {
   metrics: Metrics;
   /** Set when a shutdown begins (src/shutdown.ts); read by readiness and the connection middleware. */
   lifecycle: Lifecycle;
-  /** Releases what the app holds besides the database (GraphQL server, key caches, readiness connection). */
+  /** GraphQL subscriptions over WebSocket: takes the HTTP server's upgrades (listen), closes its sockets. */
+  subscriptions: SubscriptionServer;
+  /**
+   * Releases what the app holds besides the database (GraphQL server, change listener, key caches, readiness
+   * connection).
+   */
   stop(): Promise<void>;
 }
 
@@ -72,7 +81,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(serializeJsonOnce());
   koa.use(errorsMiddleware());
   koa.use(rateLimit(limiters, verifier, metrics));
-  const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle);
+  // Changes by anyone, from the database's notifications, to this instance's subscribers (docs/subscriptions.md).
+  const feed = new ChangeFeed(orm, config, log, metrics);
+  const listener = new ChangeListener({
+    url: orm.config.getClientUrl(),
+    connectTimeoutMs: config.database.connectTimeoutMs,
+    log,
+    onEvent: (event) => feed.add(event),
+    onResumed: () => void feed.resync(),
+    onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
+  });
+  const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle, listener);
   koa.use(healthRoutes(readiness).routes());
   koa.use(metricsRoutes(metrics, config).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
@@ -80,13 +99,27 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(fileRoutes(config).routes());
   const graphql = await graphqlRoutes(config, verifier, metrics);
   koa.use(graphql.router.routes());
+  const subscriptions = createSubscriptionServer({
+    config, orm, log, metrics, verifier, feed, lifecycle,
+    schema: await graphqlSchema(),
+    validationRules: graphqlProtection(config).validationRules,
+    maxTokens: GRAPHQL_LIMITS.maxTokens,
+    quota: limiters.api,
+    // The address Koa gives HTTP requests (TRUST_PROXY, the last X-Forwarded-For entry), for the client_ip binding.
+    clientIp: (request) => koa.createContext(request, new http.ServerResponse(request)).ip,
+  });
+  // Last: nothing above can fail and leave it running.
+  await listener.start();
   return {
     koa,
     config,
     metrics,
     lifecycle,
+    subscriptions,
     stop: async () => {
       await graphql.stop();
+      await feed.stop();
+      await listener.stop();
       await readiness.close();
       await limiters.stop();
     },
@@ -124,6 +157,7 @@ const closeServer = (server: http.Server) => new Promise<void>((resolve) => serv
 export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
   const server = http.createServer(app.koa.callback());
   answerClientErrors(server);
+  server.on('upgrade', (request, socket, head) => app.subscriptions.handleUpgrade(request, socket, head));
   const { metrics: metricsConfig } = app.config;
   const scrapes = metricsConfig.port === null ? null : metricsServer(app.metrics, metricsConfig.token);
   const metricsUrl = scrapes ? `${await listenOn(scrapes, metricsConfig.host, metricsConfig.port!)}/metrics` : null;
@@ -138,9 +172,10 @@ export async function listen(app: App, host: string, port: number): Promise<Runn
     server,
     url,
     metricsUrl,
-    // Scrapes go on while the service drains; the metrics listener closes with it.
+    // Scrapes go on while the service drains; the metrics listener closes with it. WebSocket connections are
+    // the server's connections too: they are closed first (clients reconnect elsewhere).
     close: async () => {
-      await closeServer(server);
+      await Promise.all([app.subscriptions.close(), closeServer(server)]);
       if (scrapes) await closeServer(scrapes);
     },
   };

@@ -55,6 +55,17 @@ export interface Config {
   /** Longest a readiness check waits for the database before answering 503. */
   readinessTimeoutMs: number;
   metrics: MetricsConfig;
+  subscriptions: SubscriptionsConfig;
+}
+
+/** GraphQL subscriptions over WebSocket (docs/subscriptions.md). */
+export interface SubscriptionsConfig {
+  /** Changes of one project within this window make one update (the window opens at the first change). */
+  coalesceMs: number;
+  /** Subscriptions running at once on one WebSocket connection. */
+  maxPerConnection: number;
+  /** WebSocket connections of one caller (token subject) open at once on one instance. */
+  maxConnectionsPerCaller: number;
 }
 
 /** Where /metrics is served (README "Operate"). */
@@ -230,6 +241,11 @@ export function loadConfig(env: Env = process.env): Config {
     readinessTimeoutMs: int(env, 'READINESS_TIMEOUT_MS', 1000, 50, 60000),
     rateLimit: rateLimitConfig(env),
     metrics: metricsConfig(env, production),
+    subscriptions: {
+      coalesceMs: int(env, 'SUBSCRIPTIONS_COALESCE_MS', 250, 0, 60000),
+      maxPerConnection: int(env, 'SUBSCRIPTIONS_MAX_PER_CONNECTION', 20, 1, 1000),
+      maxConnectionsPerCaller: int(env, 'SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER', 10, 1, 100000),
+    },
   };
 }
 

@@ -69,6 +69,46 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly changeEvents = new Counter({
+    name: 'change_events_total',
+    help: 'Change notifications received from the database, by kind (project, trade, template, document, version)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly changeListenerListening = new Gauge({
+    name: 'change_listener_listening',
+    help: '1 while the instance listens to the database\'s change notifications, 0 while it reconnects',
+    registers: [this.registry],
+  });
+
+  readonly subscriptionConnections = new Gauge({
+    name: 'graphql_subscription_connections',
+    help: 'Open WebSocket connections on /graphql whose caller is authenticated',
+    registers: [this.registry],
+  });
+
+  readonly subscriptionsActive = new Gauge({
+    name: 'graphql_subscriptions_active',
+    help: 'Running GraphQL subscriptions, by subscription field',
+    labelNames: ['subscription'] as const,
+    registers: [this.registry],
+  });
+
+  readonly subscriptionUpdates = new Counter({
+    name: 'graphql_subscription_updates_total',
+    help: 'Updates sent to subscribers, by subscription field',
+    labelNames: ['subscription'] as const,
+    registers: [this.registry],
+  });
+
+  readonly subscriptionRefusals = new Counter({
+    name: 'graphql_subscription_refusals_total',
+    help: 'WebSocket connections closed or subscriptions refused, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     // Process metrics (CPU, memory, handles, GC) and event-loop lag (nodejs_eventloop_lag_*).
     collectDefaultMetrics({ register: this.registry });

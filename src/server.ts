@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     '',
     `Tender BFF is up (${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL under ${config.dataDir}/pg, port ${config.embeddedPgPort}`})`,
     `  REST API        ${base}/api/svc/v1   (reference: ${base}/api/svc/v1/docs, OpenAPI: ${base}/api/svc/v1/openapi.json)`,
-    `  GraphQL         ${base}/graphql`,
+    `  GraphQL         ${base}/graphql   (subscriptions: ${base.replace(/^http/, 'ws')}/graphql, graphql-ws)`,
     config.auth.devProvider ? `  Token endpoint  POST ${base}/auth/token   (JWKS: ${base}/auth/jwks)` : '  Token endpoint  external identity provider',
     config.seedDemo ? '  Demo accounts   architect@demo.test, other@demo.test, member@demo.test, noapi@demo.test  (password: demo-password)' : '',
     `  Health          ${base}/healthz  ${base}/readyz`,

@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { dashboardQuery } from '../src/graphql/ide';
-import { DEMO_PASSWORD } from '../src/seed/demo-data';
+import { DEMO_IDS, DEMO_PASSWORD } from '../src/seed/demo-data';
+import { queryRows } from './support/databases';
 import { startTestApp, type TestApp } from './support/app';
 import type { ScenarioInput, ScenarioResult } from './browser/apollo-page';
 import { bundle, chromiumMissing, launchChromium, servePage } from './browser/support';
@@ -115,6 +116,16 @@ describeInChromium('A front end in Chromium, on another origin, through CORS and
     await page.click('.graphiql-execute-button');
     await page.locator('.graphiql-response').getByText('"totalCount"').waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'graphql-ide.png') });
+
+    // The second tab's subscription, over WebSocket: an answer written to the database shows up in the response.
+    await page.locator('.graphiql-tab', { hasText: 'DashboardChanges' }).click();
+    await page.click('.graphiql-execute-button');
+    await page.locator('.graphiql-execute-button[aria-label*="Stop"]').waitFor();
+    const active = async () => (await t.app.metrics.subscriptionsActive.get()).values.reduce((sum, v) => sum + v.value, 0);
+    for (let i = 0; i < 200 && (await active()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await queryRows(t.databaseUrl, `update document set intention = 'NO' where id = $1`, [DEMO_IDS.documents.residenceElecServices]);
+    await page.locator('.graphiql-response').getByText('"DOCUMENT"').waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'graphql-ide-subscription.png') });
 
     const local = [new URL(t.url).origin, new URL(site.url).origin];
     const elsewhere = requests.filter((r) => !local.includes(new URL(r.split(' ')[1]).origin) && !/^[A-Z]+ (data|blob):/.test(r));

@@ -29,9 +29,9 @@ describe('examples/graphql/generated (typed documents of the front end\'s operat
 
   it('holds a typed document for every operation of examples/graphql', () => {
     const operations = readdirSync(path.join(root, 'examples/graphql')).filter((f) => f.endsWith('.graphql'))
-      .flatMap((f) => [...readFileSync(path.join(root, 'examples/graphql', f), 'utf8').matchAll(/^(?:query|mutation) (\w+)/gm)].map((m) => m[1]));
+      .flatMap((f) => [...readFileSync(path.join(root, 'examples/graphql', f), 'utf8').matchAll(/^(?:query|mutation|subscription) (\w+)/gm)].map((m) => m[1]));
     expect(operations).toEqual(expect.arrayContaining(['Dashboard', 'ProjectPage', 'Me', 'Organizations', 'SwitchOrganization', 'CreateProject',
-      'ArchiveProject', 'CreateProjectTrade', 'UpdateProjectTrade', 'DeleteProjectTrade', 'AddTemplate', 'DeleteTemplate', 'InviteContractors']));
+      'ArchiveProject', 'CreateProjectTrade', 'UpdateProjectTrade', 'DeleteProjectTrade', 'AddTemplate', 'DeleteTemplate', 'InviteContractors', 'DashboardChanges', 'TemplateChanges']));
     const generated = readFileSync(path.join(committed, 'graphql.ts'), 'utf8');
     for (const name of operations) expect([name, generated.includes(`export const ${name}Document = `)]).toEqual([name, true]);
   });

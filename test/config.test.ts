@@ -109,4 +109,12 @@ describe('configuration', () => {
     expect(loadConfig({ RATE_LIMIT_STORE: 'memory' }).rateLimit.store).toBe('memory');
     expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow('RATE_LIMIT_STORE=redis needs REDIS_URL');
   });
+
+  it('subscriptions: a 250 ms coalescing window, 20 subscriptions per connection, 10 connections per caller; each bounded', () => {
+    expect(loadConfig({}).subscriptions).toEqual({ coalesceMs: 250, maxPerConnection: 20, maxConnectionsPerCaller: 10 });
+    expect(loadConfig({ SUBSCRIPTIONS_COALESCE_MS: '0', SUBSCRIPTIONS_MAX_PER_CONNECTION: '5', SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER: '100' }).subscriptions)
+      .toEqual({ coalesceMs: 0, maxPerConnection: 5, maxConnectionsPerCaller: 100 });
+    expect(() => loadConfig({ SUBSCRIPTIONS_MAX_PER_CONNECTION: '0' })).toThrow('SUBSCRIPTIONS_MAX_PER_CONNECTION must be a whole number from 1 to 1000, got "0"');
+    expect(() => loadConfig({ SUBSCRIPTIONS_COALESCE_MS: 'fast' })).toThrow(ConfigError);
+  });
 });

@@ -1,6 +1,7 @@
 import type { ApolloClient } from '@apollo/client';
 import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
-import { addTemplate, cachedDashboard, createClient, dashboard, invite, projectPage, renameTrade } from '../examples/graphql/client';
+import WebSocket from 'ws';
+import { addTemplate, cachedDashboard, createClient, dashboard, invite, liveDashboard, projectPage, renameTrade } from '../examples/graphql/client';
 import {
   ArchiveProjectDocument, CreateProjectDocument, CreateProjectTradeDocument, DeleteProjectTradeDocument, DeleteTemplateDocument,
   ProjectPageDocument, SwitchOrganizationDocument, type DashboardQuery,
@@ -8,6 +9,8 @@ import {
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
+import { queryRows } from './support/databases';
+import { eventually } from './support/subscriptions';
 import { demoRootArguments } from './support/crawl-arguments';
 import { crawl, idsUnderSeveralTypenames, introspect } from './support/schema-crawl';
 
@@ -23,7 +26,7 @@ const countingFetch: typeof fetch = (input, init) => {
   requests++;
   return fetch(input, init);
 };
-const newClient = () => createClient({ url: `${t.url}/graphql`, token, fetch: countingFetch });
+const newClient = () => createClient({ url: `${t.url}/graphql`, token, fetch: countingFetch, webSocketImpl: WebSocket });
 
 const { projects: PRJ, projectTrades: TRD, templates: TPL } = DEMO_IDS;
 
@@ -225,3 +228,32 @@ describe('a crawl of every query the schema offers', () => {
     expect(result.typenamesById.size).toBeGreaterThan(100);
   }, 60_000);
 });
+
+describe('the live dashboard (Subscription.projectChanged) through Apollo Client', () => {
+  it('updates the cached dashboard when a contractor answers, without a refetch', async () => {
+    const client = newClient();
+    const before = projectIn(await dashboard(client), PRJ.school);
+    const updates: string[][] = [];
+    const stop = liveDashboard(client, (change) => updates.push(change.changes), [PRJ.school]);
+    try {
+      await eventually(async () => (await t.app.metrics.subscriptionsActive.get()).values.some((v) => v.value === 1), 'subscribed');
+      const sent = requests;
+      const [document] = await queryRows<{ id: string }>(t.databaseUrl, `select d.id from document d join template t on t.id = d.template_id
+        where t.project_id = $1 and not exists (select 1 from document_version v where v.document_id = d.id) order by d.id limit 1`, [PRJ.school]);
+      await queryRows(t.databaseUrl, `insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount, is_mandate, has_dpgf, sent_at)
+        values (gen_random_uuid(), now(), now(), $1, 1, 'ANSWERED', 4321, 0, false, true, now())`, [document.id]);
+      await eventually(async () => updates.length > 0, 'an update');
+
+      const cached = projectIn(cachedDashboard(client), PRJ.school);
+      const server = projectIn(await dashboard(newClient()), PRJ.school);
+      expect(updates).toEqual([['VERSION']]);
+      expect(requests).toBe(sent + 1); // the server's dashboard above, through a client of its own
+      expect(cached).toEqual(server);
+      expect(cached.statistics.answered).toBe(before.statistics.answered + 1);
+    } finally {
+      stop();
+      client.stop();
+    }
+  });
+});
+

@@ -1,9 +1,12 @@
 import { getIntrospectionQuery } from 'graphql';
-import { dashboardQuery } from '../src/graphql/ide';
+import { SUBSCRIPTION_EXAMPLE, dashboardQuery } from '../src/graphql/ide';
 import { startAppOn, startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
 import { request } from './support/http';
+import { queryRows } from './support/databases';
+import { eventually, subscribe, wsClient } from './support/subscriptions';
+import { DEMO_IDS } from '../src/seed/demo-data';
 
 // The GraphQL IDE served at /graphql to a browser outside production (issue 9, docs/decisions.md "Browsers"):
 // from this service only, with a sign-in bar and the dashboard query; introspection still needs a token.
@@ -53,7 +56,7 @@ describe('GET /graphql in a browser: the IDE page, from this service only', () =
 
   it('serves each asset with a long immutable cache, and none of them loads anything from another host', async () => {
     const urls = pageUrls((await openInBrowser(t.url)).text).filter((url) => url.startsWith('/graphql/ide/'));
-    expect(urls.map((url) => url.split('/').pop()).sort()).toEqual(['graphiql.min.css', 'graphiql.min.js', 'ide.css', 'ide.js', 'react-dom.production.min.js', 'react.production.min.js']);
+    expect(urls.map((url) => url.split('/').pop()).sort()).toEqual(['graphiql.min.css', 'graphiql.min.js', 'graphql-ws.min.js', 'ide.css', 'ide.js', 'react-dom.production.min.js', 'react.production.min.js']);
     for (const url of urls) {
       const res = await request(t.url, 'GET', url);
       expect([url, res.status, res.headers.get('cache-control')]).toEqual([url, 200, 'public, max-age=31536000, immutable']);
@@ -82,7 +85,7 @@ describe('The IDE page: sign-in with the development provider, a bearer token, t
     const html = (await openInBrowser(t.url)).text;
     expect(pageSettings(html)).toEqual({
       endpoint: '/graphql', tokenEndpoint: '/auth/token', clientId: 'svc-api', scope: 'svc email profile',
-      exampleQuery: await dashboardQuery(),
+      exampleQuery: await dashboardQuery(), subscriptionExample: SUBSCRIPTION_EXAMPLE,
     });
     expect(html).toContain('<form id="ide-sign-in"');
     expect(html).toContain('<form id="ide-token">');
@@ -97,6 +100,21 @@ describe('The IDE page: sign-in with the development provider, a bearer token, t
       expect(html).toContain('<form id="ide-token">');
     } finally {
       await noProvider.close();
+    }
+  });
+
+  it('runs the subscription example of its second tab over WebSocket', async () => {
+    const c = wsClient(t.url, architect);
+    try {
+      const sub = subscribe<{ projectChanged: { changes: string[]; project: { statistics: { answered: number } } } }>(c.client, SUBSCRIPTION_EXAMPLE, { projectIds: [DEMO_IDS.projects.school] });
+      await eventually(async () => (await t.app.metrics.subscriptionsActive.get()).values.some((v) => v.value === 1), 'subscribed');
+      await queryRows(t.databaseUrl, `update document set intention = 'MAYBE' where id = $1`, [DEMO_IDS.documents.schoolDemolitionPetit]);
+      const update = await sub.next();
+      expect(update.errors).toBeUndefined();
+      expect(update.data!.projectChanged.changes).toEqual(['DOCUMENT']);
+      expect(update.data!.projectChanged.project.statistics.answered).toEqual(expect.any(Number));
+    } finally {
+      await c.dispose();
     }
   });
 

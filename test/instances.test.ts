@@ -1,16 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
+import { gql } from './support/graphql';
 import { request } from './support/http';
+import { startInstanceProcess, type InstanceProcess } from './support/instance-process';
+import { eventually, subscribe, wsClient, type TestWsClient } from './support/subscriptions';
 
 /**
  * Two instances of the service on one database behind a round-robin balancer with no sticky sessions:
  * instance A runs in this process, instance B is its own process (src/server.ts through swc), so nothing
  * held in memory can be shared between them. The client only knows the balancer, whose URL is both
- * instances' PUBLIC_URL.
+ * instances' PUBLIC_URL; subscribers (issue 12) connect to each instance directly.
  */
 
 const P = '/api/svc/v1';
@@ -45,54 +47,21 @@ async function roundRobin(): Promise<Balancer> {
   };
 }
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-/** src/server.ts in a process of its own, on `databaseUrl`; resolves once it listens. */
-async function startProcess(databaseUrl: string, publicUrl: string): Promise<{ url: string; proc: ChildProcess }> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['-r', path.join(__dirname, 'support/swc-register.js'), path.join(__dirname, '../src/server.ts')], {
-    env: {
-      PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: publicUrl,
-      DATABASE_URL: databaseUrl, RATE_LIMIT_API_POINTS: '1000000', RATE_LIMIT_TOKEN_POINTS: '1000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      if (/"msg":"listening"/.test(output.join(''))) resolve();
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`instance B exited (${code}) before listening:\n${output.join('')}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, proc };
-}
-
 let balancer: Balancer;
 let a: TestApp;
-let b: { url: string; proc: ChildProcess };
+let b: InstanceProcess;
+const wsClients: TestWsClient[] = [];
 
 beforeAll(async () => {
   balancer = await roundRobin();
   a = await startTestApp({ PUBLIC_URL: balancer.url });
-  b = await startProcess(a.databaseUrl, balancer.url);
+  b = await startInstanceProcess(a.databaseUrl, balancer.url);
   balancer.backends.push(a.url, b.url);
 }, 60000);
 
 afterAll(async () => {
-  if (b?.proc.exitCode === null) {
-    const exited = new Promise((resolve) => b.proc.once('exit', resolve));
-    b.proc.kill('SIGTERM');
-    await exited;
-  }
+  await Promise.all(wsClients.map((c) => c.dispose()));
+  await b?.stop();
   await a?.close();
   await balancer?.close();
 });
@@ -126,4 +95,44 @@ describe('several instances on one database behind a balancer without sticky ses
     // Every step went to the instance the previous one did not: the URL signed by one was served by the other.
     expect(balancer.servedBy).toEqual([a.url, b.url, a.url, b.url, a.url, b.url]);
   }, 30000);
+});
+
+const PROJECT_CHANGED = `subscription($ids: [ID!]) { projectChanged(projectIds: $ids) {
+  projectId changes project { trades { id name } } } }`;
+const CREATE_TRADE = `mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }`;
+
+/** Subscriptions an instance runs, from its /metrics. */
+async function activeOn(url: string): Promise<number> {
+  const text = (await request(url, 'GET', '/metrics')).text;
+  return [...text.matchAll(/^graphql_subscriptions_active\{[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+function subscribeOn(url: string, token: string) {
+  const c = wsClient(url, token);
+  wsClients.push(c);
+  return subscribe<{ projectChanged: { changes: string[]; project: { trades: Array<{ id: string; name: string }> } } }>(c.client, PROJECT_CHANGED, { ids: [PRJ] });
+}
+
+describe('subscribers of two instances on one database', () => {
+  it('get the changes written through the other instance', async () => {
+    const token = await tokenFor(balancer.url, DEMO_USERS.architect);
+    const onB = subscribeOn(b.url, token);
+    const onA = subscribeOn(a.url, token);
+    await eventually(async () => (await activeOn(b.url)) === 1 && (await activeOn(a.url)) === 1, 'subscribed on both');
+
+    const viaA = await gql(a.url, token, CREATE_TRADE, { p: PRJ, i: { name: 'Serrurerie via A', number: '31', shortName: 'SA' } });
+    expect(viaA.body.errors).toBeUndefined();
+    const tradeA = { id: viaA.body.data.createProjectTrade.trade.id, name: 'Serrurerie via A' };
+    const [seenByB, seenByA] = await Promise.all([onB.next(), onA.next()]);
+    expect(seenByB.data!.projectChanged.changes).toEqual(['TRADE']);
+    expect(seenByB.data!.projectChanged.project.trades).toContainEqual(tradeA);
+    expect(seenByA.data!.projectChanged.project.trades).toContainEqual(tradeA);
+
+    const viaB = await gql(b.url, token, CREATE_TRADE, { p: PRJ, i: { name: 'Serrurerie via B', number: '32', shortName: 'SB' } });
+    expect(viaB.body.errors).toBeUndefined();
+    const tradeB = { id: viaB.body.data.createProjectTrade.trade.id, name: 'Serrurerie via B' };
+    const [againOnB, againOnA] = await Promise.all([onB.next(), onA.next()]);
+    expect(againOnA.data!.projectChanged.project.trades).toContainEqual(tradeB);
+    expect(againOnB.data!.projectChanged.project.trades).toContainEqual(tradeB);
+  });
 });

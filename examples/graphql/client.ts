@@ -4,11 +4,14 @@
  * variable and result below is typed from the schema: a misspelt field, a wrong enum value or a missing
  * variable fails the typecheck. test/graphql.apollo-cache.test.ts runs it against the service.
  */
-import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
+import { ApolloClient, HttpLink, InMemoryCache, split } from '@apollo/client';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { isSubscriptionOperation } from '@apollo/client/utilities';
+import { createClient as createWsClient } from 'graphql-ws';
 import {
-  AddTemplateDocument, DashboardDocument, InviteContractorsDocument, ProjectPageDocument, UpdateProjectTradeDocument,
-  type AddTemplateMutation, type ContractorInvitationInput, type DashboardQuery, type DocumentState, type ProjectPageQuery,
-  type UpdateProjectTradeInput,
+  AddTemplateDocument, DashboardChangesDocument, DashboardDocument, InviteContractorsDocument, ProjectPageDocument, UpdateProjectTradeDocument,
+  type AddTemplateMutation, type ContractorInvitationInput, type DashboardChangesSubscription, type DashboardQuery, type DocumentState,
+  type ProjectPageQuery, type UpdateProjectTradeInput,
 } from './generated/graphql';
 
 export interface ClientOptions {
@@ -18,15 +21,25 @@ export interface ClientOptions {
   token: string;
   /** The fetch to use; Node 18+ and browsers have one. */
   fetch?: typeof fetch;
+  /** The WebSocket class for subscriptions: browsers have one; in Node, the `ws` package's. */
+  webSocketImpl?: unknown;
 }
 
 /**
  * The cache needs no configuration: every object that may change has an `id` unique across types, so the default
  * key `__typename:id` is right. Statistics are keyed by derived ids ("<projectId>:statistics").
  */
-export function createClient({ url, token, fetch: fetchImpl = fetch }: ClientOptions): ApolloClient {
+export function createClient({ url, token, fetch: fetchImpl = fetch, webSocketImpl }: ClientOptions): ApolloClient {
+  const http = new HttpLink({ uri: url, fetch: fetchImpl, headers: { authorization: `Bearer ${token}` } });
+  // Subscriptions over WebSocket on the same URL (graphql-ws), the token in connection_init; opened at the first
+  // subscription, closed after the last.
+  const ws = new GraphQLWsLink(createWsClient({
+    url: url.replace(/^http/, 'ws'),
+    connectionParams: { Authorization: `Bearer ${token}` },
+    ...(webSocketImpl ? { webSocketImpl } : {}),
+  }));
   return new ApolloClient({
-    link: new HttpLink({ uri: url, fetch: fetchImpl, headers: { authorization: `Bearer ${token}` } }),
+    link: split(({ query }) => isSubscriptionOperation(query), ws, http),
     cache: new InMemoryCache(),
   });
 }
@@ -63,6 +76,19 @@ export async function addTemplate(client: ApolloClient, projectId: string, trade
 export async function invite(client: ApolloClient, projectId: string, templateId: string, contractors: ContractorInvitationInput[]): Promise<number> {
   const { data } = await client.mutate({ mutation: InviteContractorsDocument, variables: { projectId, templateId, contractors } });
   return required(data, 'InviteContractors').inviteContractors.created;
+}
+
+/**
+ * Keeps the dashboard live: each update's project (the dashboard's own fields) is written to the cache, so
+ * `cachedDashboard` shows it at once, without a refetch. Returns the function that stops it.
+ */
+export function liveDashboard(client: ApolloClient, onUpdate: (change: DashboardChangesSubscription['projectChanged']) => void, projectIds?: string[]): () => void {
+  const subscription = client.subscribe({ query: DashboardChangesDocument, variables: { projectIds } }).subscribe({
+    next: ({ data }) => {
+      if (data) onUpdate(data.projectChanged);
+    },
+  });
+  return () => subscription.unsubscribe();
 }
 
 /** Documents of a project by state: the enum is a union of its values, so the record has exactly these keys. */

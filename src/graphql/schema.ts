@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, type PubSub } from 'type-graphql';
 import { validateInstance } from '../services/validation';
 import { freshLoadsAfterMutations } from './loaders';
 import { DirectoryResolver } from './resolvers/directory.resolver';
+import { ProjectChangeResolver, SubscriptionResolver, TemplateChangeResolver } from './resolvers/subscription.resolver';
 import { OrganizationResolver, UserResolver } from './resolvers/organization.resolver';
 import { PAYLOAD_RESOLVERS } from './resolvers/payload.resolver';
 import { ProjectResolver } from './resolvers/project.resolver';
@@ -13,12 +14,27 @@ import { DateTimeScalar } from './scalars';
 
 let built: Promise<GraphQLSchema> | null = null;
 
+/**
+ * Every subscription gives its own `subscribe` (events come from the database through the feed,
+ * src/graphql/subscriptions/feed.ts); type-graphql still wants a PubSub for topic-based ones, of which there are none.
+ */
+const NO_TOPICS: PubSub = {
+  publish: () => {
+    throw new Error('subscriptions are fed by the database (ChangeFeed), not published to topics');
+  },
+  subscribe: () => {
+    throw new Error('subscriptions are fed by the database (ChangeFeed), not by topics');
+  },
+};
+
 /** The schema, built once per process from the resolvers and types. */
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
     resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
-      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS],
+      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS,
+      SubscriptionResolver, ProjectChangeResolver, TemplateChangeResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
+    pubSub: NO_TOPICS,
     // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.
     validateFn: async (argValue) => {
       if (argValue && typeof argValue === 'object' && !Array.isArray(argValue)) await validateInstance(argValue);

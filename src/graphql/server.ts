@@ -112,8 +112,11 @@ function isLandingPageRequest(ctx: AppContext): boolean {
     && ['query', 'extensions', 'operationName', 'variables'].every((name) => ctx.query[name] === undefined);
 }
 
-/** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
-export async function graphqlRoutes(config: Config, verifier: TokenVerifier, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+/**
+ * Limits on what a document may ask (graphql-armor), for HTTP (Apollo's plugins and validation rules) and
+ * WebSocket (its validation rules) alike.
+ */
+export function graphqlProtection(config: Config) {
   const armor = new ApolloArmor({
     // Depth and cost are those of the fields a query selects, however it is written: a fragment spread is not a
     // level of its own (front ends build their queries from fragments, as codegen and Apollo Client encourage).
@@ -126,7 +129,12 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, met
     maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
     blockFieldSuggestion: { enabled: !config.graphql.introspection },
   });
-  const protection = armor.protect();
+  return armor.protect();
+}
+
+/** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
+export async function graphqlRoutes(config: Config, verifier: TokenVerifier, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+  const protection = graphqlProtection(config);
   const server = new ApolloServer<Context>({
     schema: await graphqlSchema(),
     introspection: config.graphql.introspection,

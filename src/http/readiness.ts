@@ -2,6 +2,12 @@ import { Pool } from 'pg';
 import { ServiceUnavailableError } from '../errors';
 import type { Lifecycle } from './lifecycle';
 
+/** The change listener, as readiness sees it. */
+export interface ListenerStatus {
+  /** Whether it listens, after an attempt now when it does not, bounded by `timeoutMs`. */
+  ensureListening(timeoutMs: number): Promise<boolean>;
+}
+
 /**
  * What `/readyz` answers (decisions.md section 8, docs/faults.md): ready while the database answers within
  * the readiness bound and the process is not shutting down.
@@ -11,11 +17,15 @@ import type { Lifecycle } from './lifecycle';
  * that does not answer does.
  *
  * From the moment a shutdown begins (`lifecycle.shuttingDown`, src/shutdown.ts) every check answers 503 at once.
+ *
+ * While the instance does not listen to the database's change notifications (src/events/change-listener.ts),
+ * its subscribers get no updates: the check asks the listener to reconnect at once, and answers 503 when it
+ * cannot within the bound, so that new clients go to an instance that can serve them.
  */
 export class Readiness {
   private readonly pool: Pool;
 
-  constructor(databaseUrl: string, private readonly timeoutMs: number, private readonly lifecycle: Lifecycle) {
+  constructor(databaseUrl: string, private readonly timeoutMs: number, private readonly lifecycle: Lifecycle, private readonly listener: ListenerStatus | null = null) {
     this.pool = new Pool({
       connectionString: databaseUrl,
       max: 1,
@@ -43,6 +53,9 @@ export class Readiness {
       throw new ServiceUnavailableError('The database is unavailable', { cause: err });
     } finally {
       clearTimeout(timer);
+    }
+    if (this.listener && !(await this.listener.ensureListening(this.timeoutMs))) {
+      throw new ServiceUnavailableError('Change events are not being received: the change listener is reconnecting to the database');
     }
     if (this.lifecycle.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
   }

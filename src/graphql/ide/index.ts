@@ -45,6 +45,38 @@ export async function dashboardQuery(): Promise<string> {
   return parts.join('\n');
 }
 
+/**
+ * The IDE's second tab: a subscription, over WebSocket (graphql-ws), that shows the dashboard's figures as
+ * contractors answer; the README shows the same (docs/subscriptions.md).
+ */
+export const SUBSCRIPTION_EXAMPLE = `# Live: run it, then change something (invite a contractor in another tab, or insert an answer in the database).
+# An update comes per changed project, at most one per coalescing window; leave projectIds out for every project.
+subscription DashboardChanges($projectIds: [ID!]) {
+  projectChanged(projectIds: $projectIds) {
+    projectId
+    changes
+    documentIds
+    project {
+      id
+      name
+      statistics {
+        answered
+        mayAnswer
+        declined
+        contractors
+        budgets {
+          simulatedCost
+          projectDeviation {
+            value
+            percent
+          }
+        }
+      }
+    }
+  }
+}
+`;
+
 interface Asset {
   file: string;
   type: string;
@@ -60,6 +92,8 @@ function assets(): Map<string, Asset> {
     // graphiql.min.js names its source map by the name of the build it was copied from.
     'index.umd.js.map': { file: path.join(graphiql, 'graphiql.min.js.map'), type: 'application/json' },
     'graphiql.min.css': { file: path.join(graphiql, 'graphiql.min.css'), type: 'text/css' },
+    // Subscriptions: graphql-ws's browser build (the global `graphqlWs`), the client of the service's own protocol.
+    'graphql-ws.min.js': { file: path.join(packageDir('graphql-ws'), 'umd', 'graphql-ws.min.js'), type: 'application/javascript' },
     'ide.js': { file: path.join(IDE_SOURCES, 'browser', 'ide.js'), type: 'application/javascript' },
     'ide.css': { file: path.join(IDE_SOURCES, 'browser', 'ide.css'), type: 'text/css' },
   }));
@@ -78,6 +112,7 @@ function renderPage(buildId: string, config: Config, exampleQuery: string): stri
     clientId: config.auth.clientId,
     scope: `${config.auth.scope} email profile`,
     exampleQuery,
+    subscriptionExample: SUBSCRIPTION_EXAMPLE,
   };
   // `<` escaped: the JSON can never close its script element.
   const json = JSON.stringify(settings).replace(/</g, '\\u003c');
@@ -115,6 +150,7 @@ function renderPage(buildId: string, config: Config, exampleQuery: string): stri
 <script src="${asset('react.production.min.js')}"></script>
 <script src="${asset('react-dom.production.min.js')}"></script>
 <script src="${asset('graphiql.min.js')}"></script>
+<script src="${asset('graphql-ws.min.js')}"></script>
 <script src="${asset('ide.js')}"></script>
 </body>
 </html>
@@ -128,7 +164,7 @@ export function createIde(config: Config): { page: AppMiddleware; asset: AppMidd
   // Read once, at the first visit: a service that nobody opens in a browser never reads these files.
   const currentBuild = () => build ??= (async () => {
     const hash = createHash('sha256');
-    for (const name of ['graphiql', 'react', 'react-dom']) {
+    for (const name of ['graphiql', 'react', 'react-dom', 'graphql-ws']) {
       hash.update(`${name}@${createRequire(__filename)(`${name}/package.json`).version};`);
     }
     for (const name of ['ide.js', 'ide.css']) hash.update(await readFile(files.get(name)!.file));

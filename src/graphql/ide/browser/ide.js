@@ -1,8 +1,9 @@
 /*
  * The GraphQL IDE page (served by src/graphql/ide/index.ts): a bar to sign in with the development identity provider
  * or to paste a bearer token, over GraphiQL. Every request GraphiQL sends, the schema's introspection included,
- * carries that token as `Authorization: Bearer`, unless the headers editor sets Authorization itself.
- * Plain browser script over the UMD globals React, ReactDOM and GraphiQL: no build step.
+ * carries that token as `Authorization: Bearer`, unless the headers editor sets Authorization itself. Subscriptions
+ * run over WebSocket (graphql-ws), the token in `connection_init`.
+ * Plain browser script over the UMD globals React, ReactDOM, GraphiQL and graphqlWs: no build step.
  */
 (function () {
   'use strict';
@@ -31,12 +32,49 @@
     return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
   }
 
+  /** The kind of operation GraphiQL runs: the named one, or the document's only one. */
+  function operationKind(params, options) {
+    const document = options && options.documentAST;
+    if (!document) return /^\s*subscription\b/m.test(params.query) ? 'subscription' : 'query';
+    const operations = document.definitions.filter((d) => d.kind === 'OperationDefinition');
+    const chosen = params.operationName ? operations.find((d) => d.name && d.name.value === params.operationName) : operations[0];
+    return chosen ? chosen.operation : 'query';
+  }
+
+  /**
+   * A subscription's results as GraphiQL reads them (an async iterable), over a WebSocket connection of its own,
+   * closed when GraphiQL stops it.
+   */
+  function subscribeOverWebSocket(params, authorization) {
+    const client = graphqlWs.createClient({
+      url: location.origin.replace(/^http/, 'ws') + config.endpoint,
+      connectionParams: authorization ? { Authorization: authorization } : {},
+      retryAttempts: 0,
+    });
+    const results = client.iterate(params);
+    return {
+      next: () => results.next(),
+      return: async () => {
+        await results.return();
+        await client.dispose();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
   /** A new fetcher per token: GraphiQL fetches the schema again whenever its fetcher changes. */
   function fetcherFor(currentToken) {
     return async function fetcher(params, options) {
       const headers = { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json, application/json' };
       Object.assign(headers, options && options.headers);
       if (currentToken && !hasAuthorization(headers)) headers.Authorization = 'Bearer ' + currentToken;
+      if (operationKind(params, options) === 'subscription') {
+        const name = Object.keys(headers).find((h) => h.toLowerCase() === 'authorization');
+        return subscribeOverWebSocket(params, name && headers[name]);
+      }
       const response = await fetch(config.endpoint, { method: 'POST', headers, body: JSON.stringify(params) });
       return response.json();
     };
@@ -46,6 +84,7 @@
     root.render(React.createElement(GraphiQL, {
       fetcher: fetcherFor(token),
       defaultQuery: config.exampleQuery,
+      defaultTabs: [{ query: config.exampleQuery }, { query: config.subscriptionExample }],
       shouldPersistHeaders: false,
     }));
   }

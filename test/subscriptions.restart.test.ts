@@ -1,0 +1,89 @@
+import { DEMO_IDS } from '../src/seed/demo-data';
+import { startAppOn, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
+import { queryRows } from './support/databases';
+import { request } from './support/http';
+import { startOwnCluster, type OwnCluster } from './support/own-cluster';
+import { eventually, subscribe, wsClient, type TestWsClient } from './support/subscriptions';
+
+// The change listener across database faults (issue 12): a database of this file's own, killed and restarted
+// under a running service with a subscriber connected.
+
+const PRJ = DEMO_IDS.projects.residence;
+const PROJECT_CHANGED = `subscription($ids: [ID!]) { projectChanged(projectIds: $ids) {
+  projectId changes documentIds project { statistics { answered } } } }`;
+
+let cluster: OwnCluster;
+let dbUrl: string;
+let t: TestApp;
+let token: string;
+let ws: TestWsClient;
+const logLines: Array<Record<string, unknown>> = [];
+
+beforeAll(async () => {
+  cluster = await startOwnCluster('subscriptions');
+  dbUrl = await cluster.createDatabase('tender');
+  t = await startAppOn(dbUrl, { LOG_LEVEL: 'info', DATABASE_CONNECT_TIMEOUT_MS: '500', READINESS_TIMEOUT_MS: '1000' }, undefined,
+    { write: (line) => void logLines.push(JSON.parse(line)) });
+  token = await tokenFor(t.url, 'architect@demo.test');
+}, 60000);
+afterAll(async () => {
+  await ws?.dispose();
+  await t?.close();
+  await cluster?.stop();
+});
+
+const listening = async () => (await t.app.metrics.changeListenerListening.get()).values[0]?.value === 1;
+const logged = (msg: RegExp) => logLines.filter((l) => msg.test(String(l.msg)));
+
+/** A version row written by another client, as the contractor portal does. */
+async function answerWithSql(): Promise<string> {
+  const [row] = await queryRows<{ document_id: string }>(dbUrl, `insert into document_version
+    (id, created_at, updated_at, document_id, version, status, sub_total, discount, is_mandate, has_dpgf, sent_at)
+    select gen_random_uuid(), now(), now(), d.id, coalesce((select max(version) from document_version v where v.document_id = d.id), 0) + 1,
+      'ANSWERED', 500, 0, false, true, now()
+    from document d join template t on t.id = d.template_id where t.project_id = $1 order by d.id limit 1
+    returning document_id`, [PRJ]);
+  return row.document_id;
+}
+
+describe('the change listener', () => {
+  it('survives a database restart: says so in the log and /readyz while down, resyncs subscribers, then events flow again', async () => {
+    ws = wsClient(t.url, token);
+    const sub = subscribe<{ projectChanged: { changes: string[]; documentIds: string[]; project: { statistics: { answered: number } } } }>(ws.client, PROJECT_CHANGED, { ids: [PRJ] });
+    await eventually(async () => (await t.app.metrics.subscriptionsActive.get()).values.some((v) => v.value === 1), 'subscribed');
+    expect(await listening()).toBe(true);
+
+    await cluster.kill();
+    await eventually(async () => !(await listening()), 'listener down');
+    expect(logged(/^change events: not listening/).length).toBeGreaterThan(0);
+    expect((await request(t.url, 'GET', '/readyz')).status).toBe(503);
+
+    await cluster.restart();
+    // Readiness asks the listener to reconnect at once: ready means listening.
+    await eventually(async () => (await request(t.url, 'GET', '/readyz')).status === 200, 'ready again');
+    expect(await listening()).toBe(true);
+    expect(logged(/^change events: listening again/)).toEqual([expect.objectContaining({ level: 30, down_ms: expect.any(Number) })]);
+
+    // Changes made while it was not listening are lost: the subscriber is told to refetch, with a fresh payload.
+    const resync = await sub.next();
+    expect(resync.data).toEqual({ projectChanged: { projectId: PRJ, changes: ['RESYNC'], documentIds: [], project: { statistics: { answered: expect.any(Number) } } } });
+
+    const documentId = await answerWithSql();
+    const update = await sub.next();
+    expect(update.data!.projectChanged).toMatchObject({ changes: ['VERSION'], documentIds: [documentId] });
+    expect(update.data!.projectChanged.project.statistics.answered).toBeGreaterThanOrEqual(resync.data!.projectChanged.project.statistics.answered);
+  }, 30000);
+
+  it('reconnects when its own session is ended while the database stays up, and /readyz waits for it', async () => {
+    const before = logged(/^change events: listening again/).length;
+    const lost = logged(/^change events: not listening, the database connection was lost/).length;
+    const [ended] = await queryRows<{ n: number }>(dbUrl,
+      `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = 'tender-bff change listener'`);
+    expect(ended.n).toBe(1);
+    await eventually(async () => logged(/^change events: not listening, the database connection was lost/).length === lost + 1, 'loss noticed');
+    expect((await request(t.url, 'GET', '/readyz')).status).toBe(200);
+    expect(await listening()).toBe(true);
+    expect(logged(/^change events: listening again/).length).toBe(before + 1);
+  });
+});

@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { freePort } from './ports';
+
+export interface InstanceProcess {
+  url: string;
+  proc: ChildProcess;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The service as a process of its own (src/server.ts through swc), on `databaseUrl`; resolves once it listens.
+ * Nothing held in memory can be shared with the test's own instance: what reaches one from the other went
+ * through the database.
+ */
+export async function startInstanceProcess(databaseUrl: string, publicUrl: string, env: Record<string, string> = {}): Promise<InstanceProcess> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, ['-r', path.join(__dirname, 'swc-register.js'), path.join(__dirname, '../../src/server.ts')], {
+    env: {
+      PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: publicUrl,
+      DATABASE_URL: databaseUrl, RATE_LIMIT_API_POINTS: '1000000', RATE_LIMIT_TOKEN_POINTS: '1000000', ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (/"msg":"listening"/.test(output.join(''))) resolve();
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`the instance exited (${code}) before listening:\n${output.join('')}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
