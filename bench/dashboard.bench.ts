@@ -69,6 +69,7 @@ class ServerProcess {
         // default bounds, which answer 503: the throughput asked for is that of answered requests.
         DATABASE_ACQUIRE_TIMEOUT_MS: '60000',
         DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+        DATABASE_CONNECT_TIMEOUT_MS: '60000',
       },
       // The access log goes where a production one would go: out of the process, here nowhere.
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
