@@ -90,6 +90,20 @@ function metricsPlugin(metrics: Metrics): ApolloServerPlugin<Context> {
 }
 
 /**
+ * Reads what the operation selects once it is known, before any field runs: the loaders ask the database only
+ * for that (src/graphql/selection.ts).
+ */
+const selectionPlugin: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ schema, document, operation, contextValue }) {
+        if (operation) contextValue.selection.read(schema, document, operation);
+      },
+    };
+  },
+};
+
+/**
  * Subscriptions run over a long-lived connection, never over a GET or a POST: refused at validation, before
  * anything runs. (Rules given to Apollo apply to /graphql over HTTP only.)
  */
@@ -132,6 +146,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, met
     introspection: config.graphql.introspection,
     plugins: [
       ...(protection.plugins as ApolloServerPlugin<Context>[]),
+      selectionPlugin,
       errorsPlugin,
       retryLaterPlugin<Context>(),
       metricsPlugin(metrics),

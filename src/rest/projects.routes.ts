@@ -1,7 +1,7 @@
 import { CreateProjectInput, ListProjectsQuery } from '../services/inputs/project.input';
 import { ProjectParams } from '../services/inputs/params';
 import { pageSize } from '../services/pagination';
-import { ProjectService } from '../services/project.service';
+import { ProjectService, projectFields } from '../services/project.service';
 import { CONSTRUCTION_TYPES, CURRENCIES, RESPONSE_TYPES, type Project } from '../entities/project.entity';
 import { route, type JsonSchema, type RouteDef } from './route';
 import { listBody, toRest } from './serialize';
@@ -56,7 +56,7 @@ const PROJECT_LIST: JsonSchema = {
 
 /** `{ project }`: the full read form of one project. */
 async function projectBody(service: ProjectService, project: Project): Promise<{ project: unknown }> {
-  const [view] = await service.views([project]);
+  const [view] = await service.views([projectFields(project)]);
   return { project: toRest(view) };
 }
 

@@ -4,7 +4,7 @@ import { InviteContractorsInput } from '../services/inputs/invitation.input';
 import { DocumentDownloadParams, ProjectParams, TemplateParams } from '../services/inputs/params';
 import { AddTemplateInput, ListTemplatesQuery } from '../services/inputs/template.input';
 import { pageSize } from '../services/pagination';
-import { TemplateService } from '../services/template.service';
+import { TemplateService, templateFields } from '../services/template.service';
 import { route, type JsonSchema, type RouteDef } from './route';
 import { listBody, toRest } from './serialize';
 
@@ -111,7 +111,7 @@ export const templateRoutes: RouteDef[] = [
     errors: [409],
     async handler({ params, body, ...sc }) {
       const service = new TemplateService(sc);
-      const [template] = await service.views([await service.create(params.projectId, body)]);
+      const [template] = await service.views([templateFields(await service.create(params.projectId, body))]);
       return { body: { template: toRest(template) } };
     },
   }),
