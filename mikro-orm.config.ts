@@ -34,8 +34,9 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, l
       silent: true,
       tableName: 'mikro_orm_migrations',
     },
-    // rate_limit belongs to rate-limiter-flexible (src/rate-limiters.ts), service_secret to file-url.ts's SQL.
-    schemaGenerator: { skipTables: ['rate_limit', 'service_secret'] },
+    // rate_limit belongs to rate-limiter-flexible (src/rate-limiters.ts), service_secret to file-url.ts's SQL,
+    // the *_statistics tables to the triggers of Migration20261220000000_statistics.
+    schemaGenerator: { skipTables: ['rate_limit', 'service_secret', 'document_statistics', 'template_statistics', 'project_statistics'] },
     pool: waits.pool,
     // jit off: short OLTP and aggregate queries lose more to JIT compilation than they gain.
     driverOptions: {

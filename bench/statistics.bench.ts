@@ -1,23 +1,36 @@
 import 'reflect-metadata';
-import { withScratchDatabase } from './support';
 import { performance } from 'node:perf_hooks';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { withScratchDatabase } from './support';
+import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/config';
-import { DEMO_IDS } from '../src/seed/demo-data';
+import { createLogger } from '../src/logger';
+import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 import type { Caller } from '../src/services/caller';
 import { StatisticsService } from '../src/services/statistics.service';
+import { startBareStatisticsServer } from './bare-statistics-server';
+import { addOtherOrganizations, BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
+import { load } from './http-load';
 
 /**
- * Statistics at dashboard scale: builds ~1,000 projects (5 trades each, the first split into 2 slices, 4
- * invited contractors per consultation, answers of every state) in a scratch database, then times
- * StatisticsService.projectStatistics for 1, 100 and 1,000 projects and templateStats for as many
- * templates, printing milliseconds and SQL statement counts. The scratch database is dropped at the end.
+ * Statistics at dashboard scale (issue 10). Builds the dashboard data set (bench/dataset.ts: 1,005 projects,
+ * 8,011 templates and slices, 48,025 documents, 96,022 versions) in a scratch database, then:
+ * - times StatisticsService.projectStatistics and templateStats for 1, 100 and 1,000 ids (median of RUNS);
+ * - the dashboard's two statistics statements for 50 projects (their 400 templates), EXPLAIN ANALYZE;
+ * - REST statistics (#5) throughput against a bare node:http + pg server running the same statement
+ *   (bench/bare-statistics-server.ts), 16 connections, autocannon from a process of its own, and the SQL
+ *   statements one REST request runs;
+ * - then adds BENCH_OTHER_FACTOR (default 100) times as many rows of other organizations and times
+ *   projectStatistics of the same 1,000 projects again (the ratio must stay near 1).
+ * The scratch database is dropped at the end.
  *
  * Server: BENCH_DATABASE_URL, else DATABASE_URL, else an embedded cluster under .data/bench-pg; loopback only.
- * BENCH_PROJECTS sets the number of projects (default 1000, at most 5000).
+ * BENCH_PROJECTS sets the number of projects (default 1000, at most 5000); BENCH_OTHER_FACTOR=0 skips the
+ * other organizations; BENCH_HTTP_SECONDS sets each load run's length (default 8 s, 3 rounds).
  */
 
 const MAX_PROJECTS = 5000;
-const RUNS = 5;
+const RUNS = 7;
 const ARCHITECT: Caller = {
   userId: DEMO_IDS.users.architect,
   email: 'architect@demo.test',
@@ -25,101 +38,178 @@ const ARCHITECT: Caller = {
   currentOrganizationId: DEMO_IDS.organizations.atelierDemo,
   adminHeadquarterIds: [DEMO_IDS.headquarter],
 };
-
-/** Set-based inserts: the data set is built in a handful of statements, whatever its size. */
-const BUILD = (projects: number) => [
-  `insert into contractor (id, created_at, updated_at, legacy_id, organization_id, name, email)
-   select gen_random_uuid(), now(), now(), 'BENCHCTR' || lpad(i::text, 9, '0'), '${DEMO_IDS.organizations.atelierDemo}',
-     'Entreprise ' || i, 'bench-' || i || '@example.test'
-   from generate_series(1, 50) i`,
-  `insert into project (id, created_at, updated_at, legacy_id, organization_id, name, construction_type, trade_list_id, response_type)
-   select gen_random_uuid(), now(), now(), 'BENCHPRJ' || lpad(i::text, 9, '0'),
-     case when i % 2 = 0 then '${DEMO_IDS.organizations.atelierNord}'::uuid else '${DEMO_IDS.organizations.atelierDemo}'::uuid end,
-     'Bench ' || i, 'office', '${DEMO_IDS.tradeLists.standard}', 'DPGF'
-   from generate_series(1, ${projects}) i`,
-  `insert into project_trade (id, created_at, updated_at, legacy_id, project_id, number, name, short_name)
-   select gen_random_uuid(), now(), now(), 'BENCHPTR' || lpad((row_number() over ())::text, 9, '0'), p.id,
-     lpad(n::text, 2, '0'), 'Lot ' || n, 'L' || n
-   from project p cross join generate_series(1, 5) n where p.legacy_id like 'BENCHPRJ%'`,
-  `insert into template (id, created_at, updated_at, legacy_id, project_id, trade_id, budget)
-   select gen_random_uuid(), now(), now(), 'BENCHTPL' || lpad((row_number() over ())::text, 9, '0'), pt.project_id, pt.id,
-     10000 + abs(hashtext(pt.id::text)) % 90000
-   from project_trade pt where pt.legacy_id like 'BENCHPTR%'`,
-  `insert into template (id, created_at, updated_at, legacy_id, project_id, trade_id, parent_id, is_slice, slice_name, budget)
-   select gen_random_uuid(), now(), now(), 'BENCHSLC' || lpad((row_number() over ())::text, 9, '0'), t.project_id, t.trade_id,
-     t.id, true, 'Tranche ' || k, round(t.budget / 3, 2)
-   from template t join project_trade pt on pt.id = t.trade_id cross join generate_series(1, 2) k
-   where t.legacy_id like 'BENCHTPL%' and pt.number = '01'`,
-  `insert into document (id, created_at, updated_at, legacy_id, template_id, contractor_id, intention, dce_downloaded_at)
-   select gen_random_uuid(), now(), now(), 'BENCHDOC' || lpad((row_number() over ())::text, 9, '0'), t.id, c.id,
-     (array['YES', 'NO', 'MAYBE', null])[1 + (t.rn + k) % 4], case when (t.rn + k) % 3 = 0 then null else now() end
-   from (select id, row_number() over (order by id) as rn from template where legacy_id like 'BENCH%') t
-   cross join generate_series(0, 3) k
-   join (select id, row_number() over (order by id) - 1 as idx from contractor where legacy_id like 'BENCHCTR%') c
-     on c.idx = (t.rn * 4 + k) % 50`,
-  // By document: none, ANSWERED, DECLINED, DRAFT, or ANSWERED then IN_REVISION.
-  `insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount)
-   select gen_random_uuid(), now(), now(), d.id, v,
-     case when v = 2 then 'IN_REVISION' when d.rn % 5 = 2 then 'DECLINED' when d.rn % 5 = 3 then 'DRAFT' else 'ANSWERED' end,
-     case when d.rn % 5 = 2 then 0 else round(d.budget * (0.85 + (d.rn % 30) / 100.0), 2) end,
-     case when d.rn % 5 = 2 then 0 else (d.rn % 4) * 100 end
-   from (select d.id, t.budget, row_number() over (order by d.id) as rn
-         from document d join template t on t.id = d.template_id where d.legacy_id like 'BENCHDOC%') d
-   cross join generate_series(1, 2) v
-   where d.rn % 5 <> 0 and (v = 1 or d.rn % 5 = 4)`,
-  `update template t set selected_consultation_id = s.id
-   from (select distinct on (template_id) template_id, id from document where legacy_id like 'BENCHDOC%' order by template_id, id) s
-   where s.template_id = t.id and t.legacy_id like 'BENCH%' and abs(hashtext(t.id::text)) % 3 = 0`,
-  'analyze',
-];
+const POOL = 10;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** Counts the SQL statements `orm` sends while a callback runs. */
+function statementCounter(orm: MikroORM) {
+  let statements = 0;
+  let captured: Array<{ sql: string; bindings: unknown[] }> = [];
+  orm.em.getKnex().on('query', (q: { sql: string; bindings?: unknown[] }) => {
+    statements++;
+    captured.push({ sql: q.sql, bindings: q.bindings ?? [] });
+  });
+  return {
+    async measure<T>(fn: () => Promise<T>): Promise<{ result: T; statements: number; sql: typeof captured }> {
+      statements = 0;
+      captured = [];
+      const result = await fn();
+      return { result, statements, sql: captured };
+    },
+  };
+}
+
+type Counter = ReturnType<typeof statementCounter>;
+
+/** Medians in milliseconds by label. */
+type Figures = Record<string, number>;
+
+async function timeService(orm: MikroORM, url: string, counter: Counter, label: string, sizes: number[]): Promise<Figures> {
+  const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: url, LOG_LEVEL: 'silent' });
+  const service = () => new StatisticsService({ em: orm.em.fork(), caller: ARCHITECT, config });
+  const execute = <T>(sql: string) => orm.em.getConnection().execute(sql) as Promise<T>;
+  const projectIds = (await execute<Array<{ id: string }>>(BENCH_PROJECT_IDS_SQL)).map((r) => r.id);
+  const templateIds = (await execute<Array<{ id: string }>>(
+    `select id from template where legacy_id like 'BENCH%' order by legacy_id`)).map((r) => r.id);
+  const figures: Figures = {};
+  const measure = async (name: string, size: number, call: () => Promise<Map<string, unknown>>) => {
+    await call(); // warm-up: plans and caches
+    const times: number[] = [];
+    let m = await counter.measure(call);
+    for (let i = 0; i < RUNS; i++) {
+      const started = performance.now();
+      m = await counter.measure(call);
+      times.push(performance.now() - started);
+    }
+    figures[`${name} ${size}`] = median(times);
+    console.log(`statistics ${label}: ${name.padEnd(18)} n=${String(size).padStart(5)}  median ${median(times).toFixed(1).padStart(7)} ms  ` +
+      `(min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)})  ${m.statements} SQL statement(s)  ${m.result.size} answered`);
+  };
+  for (const n of sizes.filter((x) => x <= projectIds.length)) {
+    await measure('projectStatistics', n, () => service().projectStatistics(projectIds.slice(0, n)));
+  }
+  for (const n of sizes.filter((x) => x <= templateIds.length)) {
+    await measure('templateStats', n, () => service().templateStats(templateIds.slice(0, n)));
+  }
+  return figures;
+}
+
+/**
+ * The statements the dashboard runs for the statistics of 50 projects and the stats of their templates,
+ * captured as the service sends them, then timed by PostgreSQL itself (EXPLAIN ANALYZE, median of RUNS).
+ */
+async function explainDashboard(orm: MikroORM, url: string, counter: Counter, label: string): Promise<Figures> {
+  const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: url, LOG_LEVEL: 'silent' });
+  const service = () => new StatisticsService({ em: orm.em.fork(), caller: ARCHITECT, config });
+  const execute = <T>(sql: string, params: unknown[] = []) => orm.em.getConnection().execute(sql, params) as Promise<T>;
+  const projectIds = (await execute<Array<{ id: string }>>(BENCH_PROJECT_IDS_SQL)).map((r) => r.id).slice(0, 50);
+  const templateIds = (await execute<Array<{ id: string }>>(
+    'select id from template where project_id = any(array[?]::uuid[]) order by id', [projectIds])).map((r) => r.id);
+  const figures: Figures = {};
+  const statements: Array<[string, () => Promise<unknown>]> = [
+    ['project statistics', () => service().projectStatistics(projectIds)],
+    [`template stats (${templateIds.length})`, () => service().templateStats(templateIds)],
+  ];
+  for (const [name, call] of statements) {
+    const [{ sql, bindings }] = (await counter.measure(call)).sql;
+    const times: number[] = [];
+    for (let i = 0; i < RUNS + 1; i++) {
+      const [row] = await execute<Array<{ 'QUERY PLAN': Array<{ 'Execution Time': number }> }>>(`explain (analyze, format json) ${sql}`, bindings);
+      if (i > 0) times.push(row['QUERY PLAN'][0]['Execution Time']);
+    }
+    figures[name] = median(times);
+    console.log(`statistics ${label}: dashboard statement, ${name.padEnd(22)} 50 projects  EXPLAIN ANALYZE median ${median(times).toFixed(2)} ms`);
+  }
+  return figures;
+}
+
+/** REST #5 against the bare server, 16 connections, interleaved rounds; requests per second. */
+async function restVsBare(orm: MikroORM, url: string, counter: Counter): Promise<Figures> {
+  const seconds = Math.max(1, Number(process.env.BENCH_HTTP_SECONDS ?? 8) || 8);
+  const config = loadConfig({
+    NODE_ENV: 'production', AUTH_DEV_PROVIDER: 'true', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: String(POOL),
+    RATE_LIMIT_API_POINTS: '1000000000',
+  });
+  const app = await createApp({ config, orm, log: createLogger(config) });
+  const server = await listen(app, '127.0.0.1', 0);
+  config.publicUrl = server.url;
+  config.auth.issuer = server.url;
+  const bare = await startBareStatisticsServer(url, POOL, ARCHITECT.adminOrganizationIds);
+  try {
+    const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc email profile' });
+    const tokenRes = await fetch(`${server.url}/auth/token`, { method: 'POST', body: form });
+    if (tokenRes.status !== 200) throw new Error(`token request answered ${tokenRes.status}`);
+    const headers = { Authorization: `Bearer ${((await tokenRes.json()) as { access_token: string }).access_token}` };
+    const projectIds = (await orm.em.getConnection().execute<Array<{ id: string }>>(BENCH_PROJECT_IDS_SQL)).map((r) => r.id);
+    const restPaths = projectIds.map((id) => `/api/svc/v1/projects/${id}/statistics`);
+    const barePaths = projectIds.map((id) => `/projects/${id}/statistics`);
+
+    // Same bodies, or the comparison means nothing.
+    for (const id of projectIds.slice(0, 20)) {
+      const [a, b] = await Promise.all([fetch(`${server.url}/api/svc/v1/projects/${id}/statistics`, { headers }), fetch(`${bare.url}/projects/${id}/statistics`)]);
+      const [ta, tb] = [await a.text(), await b.text()];
+      if (a.status !== 200 || ta !== tb) throw new Error(`REST and bare bodies differ for ${id}: ${a.status} ${ta} / ${tb}`);
+    }
+    const one = await counter.measure(() => fetch(server.url + restPaths[0], { headers }).then((r) => r.text()));
+    console.log(`statistics: REST #5 runs ${one.statements} SQL statement(s) per request`);
+
+    const rest: number[] = [];
+    const floor: number[] = [];
+    await load(server.url, restPaths, { headers, connections: 16, seconds: 2 }); // warm-up
+    await load(bare.url, barePaths, { connections: 16, seconds: 2 });
+    for (let round = 0; round < 3; round++) {
+      floor.push((await load(bare.url, barePaths, { connections: 16, seconds })).requests);
+      rest.push((await load(server.url, restPaths, { headers, connections: 16, seconds })).requests);
+    }
+    const figures = { rest: median(rest), bare: median(floor) };
+    console.log(`statistics: REST #5 ${figures.rest.toFixed(0)} req/s, bare node:http + pg ${figures.bare.toFixed(0)} req/s ` +
+      `(median of ${rest.length} rounds of ${seconds} s, 16 connections): ${(figures.rest / figures.bare).toFixed(2)}x ` +
+      `[rest ${rest.map((x) => x.toFixed(0)).join(', ')}; bare ${floor.map((x) => x.toFixed(0)).join(', ')}]`);
+    return figures;
+  } finally {
+    await bare.close();
+    await server.close();
+    await app.stop();
+  }
+}
+
+/** Everything above on a database that holds the data set (other organizations added if `otherFactor`). */
+export async function measureStatistics(orm: MikroORM, url: string, otherFactor: number, options: { rest?: boolean } = {}): Promise<void> {
+  const counter = statementCounter(orm);
+  const one = await timeService(orm, url, counter, '1x', [1, 100, 1000]);
+  await explainDashboard(orm, url, counter, '1x');
+  if (options.rest !== false) await restVsBare(orm, url, counter);
+  if (otherFactor > 0) {
+    const execute = <T>(sql: string) => orm.em.getConnection().execute(sql) as Promise<T>;
+    const started = performance.now();
+    const others = await addOtherOrganizations(execute, { otherOrganizationsFactor: otherFactor });
+    console.log(`statistics: added ${others.projects} projects, ${others.templates} templates, ${others.documents} documents, ` +
+      `${others.versions} versions of ${otherFactor} other organizations in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    const many = await timeService(orm, url, counter, `${otherFactor}x`, [1000]);
+    await explainDashboard(orm, url, counter, `${otherFactor}x`);
+    const ratio = many['projectStatistics 1000'] / one['projectStatistics 1000'];
+    console.log(`statistics: projectStatistics of 1,000 projects with ${otherFactor}x other organizations' rows / without: ${ratio.toFixed(2)}x`);
+  }
+}
+
 export async function run(): Promise<void> {
   const projects = Math.min(Math.max(Number(process.env.BENCH_PROJECTS ?? 1000) || 1000, 1), MAX_PROJECTS);
-  await withScratchDatabase('statistics', 2, async (orm, url) => {
-    let started = performance.now();
-    for (const sql of BUILD(projects)) await orm.em.getConnection().execute(sql);
-    const counts = (await orm.em.getConnection().execute<Array<Record<string, string>>>(`
-      select (select count(*) from project where legacy_id like 'BENCH%') as projects,
-        (select count(*) from template where legacy_id like 'BENCH%') as templates,
-        (select count(*) from document where legacy_id like 'BENCH%') as documents,
-        (select count(*) from document_version v join document d on d.id = v.document_id where d.legacy_id like 'BENCH%') as versions`))[0];
-    console.log(`statistics: built ${counts.projects} projects, ${counts.templates} templates and slices, ${counts.documents} documents, ${counts.versions} versions in ${(performance.now() - started).toFixed(0)} ms`);
-
-    let statements = 0;
-    orm.em.getKnex().on('query', () => { statements++; });
-    const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: url, LOG_LEVEL: 'silent' });
-    const service = () => new StatisticsService({ em: orm.em.fork(), caller: ARCHITECT, config });
-    const projectIds = (await orm.em.getConnection().execute<Array<{ id: string }>>(
-      `select id from project where legacy_id like 'BENCH%' order by legacy_id`)).map((r) => r.id);
-    const templateIds = (await orm.em.getConnection().execute<Array<{ id: string }>>(
-      `select id from template where legacy_id like 'BENCH%' order by legacy_id`)).map((r) => r.id);
-
-    const measure = async (label: string, size: number, call: () => Promise<Map<string, unknown>>) => {
-      await call(); // warm-up: plans and caches
-      const times: number[] = [];
-      let perCall = 0;
-      let answered = 0;
-      for (let i = 0; i < RUNS; i++) {
-        statements = 0;
-        started = performance.now();
-        answered = (await call()).size;
-        times.push(performance.now() - started);
-        perCall = statements;
-      }
-      console.log(`statistics: ${label.padEnd(18)} n=${String(size).padStart(5)}  median ${median(times).toFixed(1).padStart(7)} ms  ` +
-        `(min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)})  ${perCall} SQL statement(s)  ${answered} answered`);
-    };
-    for (const n of [1, 100, 1000].filter((x) => x <= projectIds.length)) {
-      await measure('projectStatistics', n, () => service().projectStatistics(projectIds.slice(0, n)));
-    }
-    if (projectIds.length > 1000) await measure('projectStatistics', projectIds.length, () => service().projectStatistics(projectIds));
-    for (const n of [1, 100, 1000].filter((x) => x <= templateIds.length)) {
-      await measure('templateStats', n, () => service().templateStats(templateIds.slice(0, n)));
-    }
+  const otherFactor = Math.max(0, Math.floor(Number(process.env.BENCH_OTHER_FACTOR ?? 100)));
+  await withScratchDatabase('statistics', POOL, async (orm, url) => {
+    const execute = <T>(sql: string) => orm.em.getConnection().execute(sql) as Promise<T>;
+    const started = performance.now();
+    const counts = await buildDataset(execute, { projects });
+    console.log(`statistics: built ${counts.projects} projects, ${counts.templates} templates and slices, ${counts.documents} documents, ` +
+      `${counts.versions} versions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    await measureStatistics(orm, url, otherFactor);
   });
+}
+
+/** REST against the bare server alone, on a database that holds the data set. */
+export async function restOnly(orm: MikroORM, url: string): Promise<void> {
+  await restVsBare(orm, url, statementCounter(orm));
 }

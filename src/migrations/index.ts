@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_initial } from './Migration20261122000000_initial';
 import { Migration20261201000000_rate_limit } from './Migration20261201000000_rate_limit';
 import { Migration20261210000000_service_secret } from './Migration20261210000000_service_secret';
+import { Migration20261220000000_statistics } from './Migration20261220000000_statistics';
 
 /** Every migration, in order. `npm run db:migration:create` writes a new file; add it here. */
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261201000000_rate_limit', class: Migration20261201000000_rate_limit },
   { name: 'Migration20261210000000_service_secret', class: Migration20261210000000_service_secret },
+  { name: 'Migration20261220000000_statistics', class: Migration20261220000000_statistics },
 ];

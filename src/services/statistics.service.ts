@@ -37,80 +37,20 @@ export interface ProjectStatisticsView {
   };
 }
 
-/**
- * The common tail of both statements, given a CTE `t (id, project_id, budget, selected_consultation_id)`
- * holding the visible templates and slices to look at:
- * - `ds`: their documents with `state` (status of the highest version; PENDING when none or DRAFT) and
- *   `offer` (sub_total - discount of the highest ANSWERED version, null when none);
- * - `ts`: per template, its document counters and `retained` (the selected document's offer when that
- *   document belongs to the template and has an offer, else the lowest offer; null when no offer).
- * Documents are aggregated by template alone and joined back to `t` afterwards: joining the materialized
- * CTEs first makes the planner overestimate the rows a hundredfold and pay for JIT compilation.
- */
-const DOCUMENTS_AND_TEMPLATES = `
-  d as (
-    select d.id, d.template_id, t.project_id, d.contractor_id, d.intention, d.dce_downloaded_at
-    from document d join t on t.id = d.template_id
-  ),
-  latest as (
-    select distinct on (v.document_id) v.document_id, v.status
-    from document_version v join d on d.id = v.document_id
-    order by v.document_id, v.version desc
-  ),
-  answered as (
-    select distinct on (v.document_id) v.document_id, v.sub_total - v.discount as offer
-    from document_version v join d on d.id = v.document_id
-    where v.status = 'ANSWERED'
-    order by v.document_id, v.version desc
-  ),
-  ds as (
-    select d.*,
-      case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state,
-      a.offer
-    from d
-    left join latest l on l.document_id = d.id
-    left join answered a on a.document_id = d.id
-  ),
-  dt as (
-    select ds.template_id,
-      min(ds.offer) as lowest,
-      count(*) as contractors,
-      count(*) filter (where ds.state = 'ANSWERED') as answers,
-      count(*) filter (where ds.state = 'PENDING') as pending,
-      count(*) filter (where ds.state = 'DECLINED') as declined,
-      count(*) filter (where ds.state = 'IN_REVISION') as in_revision,
-      count(*) filter (where ds.intention = 'NO') as intention_no,
-      count(*) filter (where ds.intention = 'MAYBE') as intention_maybe
-    from ds group by ds.template_id
-  ),
-  ts as (
-    select t.id, t.project_id, t.budget,
-      coalesce(sel.offer, dt.lowest) as retained,
-      coalesce(dt.contractors, 0) as contractors,
-      coalesce(dt.answers, 0) as answers,
-      coalesce(dt.pending, 0) as pending,
-      coalesce(dt.declined, 0) as declined,
-      coalesce(dt.in_revision, 0) as in_revision,
-      coalesce(dt.intention_no, 0) as intention_no,
-      coalesce(dt.intention_maybe, 0) as intention_maybe
-    from t
-    left join dt on dt.template_id = t.id
-    left join ds sel on sel.id = t.selected_consultation_id and sel.template_id = t.id
-  )`;
-
+/** Counters are integer columns (numbers); delta_budget is numeric (a string). */
 interface TemplateStatsRow {
   id: string;
   delta_budget: string;
-  contractors: string;
-  answers: string;
-  pending: string;
-  declined: string;
-  in_revision: string;
-  intention_no: string;
-  intention_maybe: string;
+  contractors: number;
+  answers: number;
+  pending: number;
+  declined: number;
+  in_revision: number;
+  intention_no: number;
+  intention_maybe: number;
 }
 
-interface ProjectStatsRow {
+export interface ProjectStatsRow {
   id: string;
   answered: string;
   may_answer: string;
@@ -127,13 +67,88 @@ interface ProjectStatsRow {
   deviation_percent: string;
 }
 
-/** pg answers bigint and numeric as strings. */
-const int = (s: string | null) => Number(s ?? 0);
+/** pg answers bigint and numeric as strings, integer as numbers. */
+const int = (s: string | number | null) => Number(s ?? 0);
 const money = (s: string | null) => round2(Number(s ?? 0));
 
 /**
- * Template and project statistics (decisions.md section 5) as SQL aggregates: one statement for any
- * number of templates or projects, limited to the caller's Administrator organizations.
+ * Stats of the templates `array[?]` (ids) of the organizations `array[?]`: their maintained row
+ * (Migration20261220000000_statistics), with the retained offer's sub_total and discount subtracted here.
+ */
+const TEMPLATE_STATS_SQL = `
+  select ts.template_id as id,
+    coalesce(ts.retained_sub_total - ts.retained_discount - ts.budget, 0) as delta_budget,
+    ts.contractors, ts.answers, ts.pending, ts.declined, ts.in_revision, ts.intention_no, ts.intention_maybe
+  from template_statistics ts join project p on p.id = ts.project_id
+  where ts.template_id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])`;
+
+/**
+ * Statistics of the projects `array[?]` (ids) of the organizations `array[?]`, one row per visible project.
+ * Sums of the templates' maintained rows and the project's maintained distinct contractors; percentages
+ * are computed on the exact numeric sums, then rounded once.
+ */
+export const PROJECT_STATISTICS_SQL = `
+  with p as (
+    select p.id from project p
+    where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
+  ),
+  ts as (
+    select ts.project_id, ts.budget, ts.retained_sub_total - ts.retained_discount as retained,
+      ts.answers, ts.declined, ts.may_answer, ts.tender_documents
+    from template_statistics ts join p on p.id = ts.project_id
+  ),
+  b as (
+    select ts.project_id,
+      sum(ts.answers) as answered,
+      sum(ts.declined) as declined,
+      sum(ts.may_answer) as may_answer,
+      sum(ts.tender_documents) as tender_documents,
+      sum(ts.budget) as total,
+      coalesce(sum(ts.retained), 0) as anticipated_offers,
+      coalesce(sum(ts.budget) filter (where ts.retained is not null), 0) as anticipated_trades,
+      sum(coalesce(ts.retained, ts.budget)) as simulated_cost,
+      coalesce(sum(ts.budget) filter (where ts.retained is null), 0) as to_assign
+    from ts group by ts.project_id
+  )
+  select p.id,
+    coalesce(b.answered, 0) as answered, coalesce(b.may_answer, 0) as may_answer,
+    coalesce(b.declined, 0) as declined, coalesce(ps.contractors, 0) as contractors,
+    coalesce(b.tender_documents, 0) as tender_documents,
+    coalesce(b.total, 0) as total,
+    coalesce(b.simulated_cost, 0) as simulated_cost,
+    coalesce(b.anticipated_trades, 0) as anticipated_trades,
+    coalesce(b.anticipated_offers, 0) as anticipated_offers,
+    coalesce(b.to_assign, 0) as to_assign,
+    coalesce(round(b.to_assign * 100 / nullif(b.total, 0), 2), 0) as to_assign_percent,
+    coalesce(b.simulated_cost - b.total, 0) as deviation,
+    coalesce(round((b.simulated_cost - b.total) * 100 / nullif(b.total, 0), 2), 0) as deviation_percent
+  from p
+  left join b on b.project_id = p.id
+  left join project_statistics ps on ps.project_id = p.id`;
+
+/** A row of PROJECT_STATISTICS_SQL as the service answers it. */
+export function projectStatisticsView(r: ProjectStatsRow): ProjectStatisticsView {
+  return {
+    answered: int(r.answered),
+    mayAnswer: int(r.may_answer),
+    declined: int(r.declined),
+    contractors: int(r.contractors),
+    tenderDocuments: int(r.tender_documents),
+    budgets: {
+      total: money(r.total),
+      simulatedCost: money(r.simulated_cost),
+      totalAnticipatedTrades: money(r.anticipated_trades),
+      totalAnticipatedOffers: money(r.anticipated_offers),
+      budgetTradesToAssign: { value: money(r.to_assign), percent: money(r.to_assign_percent) },
+      projectDeviation: { value: money(r.deviation), percent: money(r.deviation_percent) },
+    },
+  };
+}
+
+/**
+ * Template and project statistics (decisions.md section 5), read from the rows triggers keep up to date at
+ * every write (docs/statistics.md): one indexed statement for any number of templates or projects, limited
+ * to the caller's Administrator organizations, whatever the length of the documents' histories.
  */
 export class StatisticsService {
   constructor(private readonly sc: ServiceContext) {}
@@ -143,16 +158,7 @@ export class StatisticsService {
     const ids = uuidList(templateIds);
     const out = new Map<string, TemplateStatsView>();
     if (ids.length === 0) return out;
-    const rows = await this.sc.em.execute<TemplateStatsRow[]>(`
-      with t as (
-        select t.id, t.project_id, t.budget, t.selected_consultation_id
-        from template t join project p on p.id = t.project_id
-        where t.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
-      ),
-      ${DOCUMENTS_AND_TEMPLATES}
-      select ts.id, coalesce(ts.retained - ts.budget, 0) as delta_budget, ts.contractors, ts.answers, ts.pending,
-        ts.declined, ts.in_revision, ts.intention_no, ts.intention_maybe
-      from ts`, [ids, this.organizations()]);
+    const rows = await this.sc.em.execute<TemplateStatsRow[]>(TEMPLATE_STATS_SQL, [ids, this.organizations()]);
     for (const r of rows) {
       out.set(r.id, {
         deltaBudget: money(r.delta_budget),
@@ -176,67 +182,8 @@ export class StatisticsService {
     const ids = uuidList(projectIds);
     const out = new Map<string, ProjectStatisticsView>();
     if (ids.length === 0) return out;
-    // Percentages are computed on the exact numeric sums, then rounded once.
-    const rows = await this.sc.em.execute<ProjectStatsRow[]>(`
-      with p as (
-        select p.id from project p
-        where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
-      ),
-      t as (
-        select t.id, t.project_id, t.budget, t.selected_consultation_id
-        from template t join p on p.id = t.project_id
-      ),
-      ${DOCUMENTS_AND_TEMPLATES},
-      documents as (
-        select ds.project_id,
-          count(distinct ds.contractor_id) as contractors,
-          count(*) filter (where ds.state = 'ANSWERED') as answered,
-          count(*) filter (where ds.state = 'DECLINED') as declined,
-          count(*) filter (where ds.state in ('PENDING', 'IN_REVISION') and ds.intention is distinct from 'NO') as may_answer,
-          count(*) filter (where ds.dce_downloaded_at is not null) as tender_documents
-        from ds group by ds.project_id
-      ),
-      budgets as (
-        select ts.project_id,
-          sum(ts.budget) as total,
-          coalesce(sum(ts.retained), 0) as anticipated_offers,
-          coalesce(sum(ts.budget) filter (where ts.retained is not null), 0) as anticipated_trades,
-          sum(coalesce(ts.retained, ts.budget)) as simulated_cost,
-          coalesce(sum(ts.budget) filter (where ts.retained is null), 0) as to_assign
-        from ts group by ts.project_id
-      )
-      select p.id,
-        coalesce(dc.answered, 0) as answered, coalesce(dc.may_answer, 0) as may_answer,
-        coalesce(dc.declined, 0) as declined, coalesce(dc.contractors, 0) as contractors,
-        coalesce(dc.tender_documents, 0) as tender_documents,
-        coalesce(b.total, 0) as total,
-        coalesce(b.simulated_cost, 0) as simulated_cost,
-        coalesce(b.anticipated_trades, 0) as anticipated_trades,
-        coalesce(b.anticipated_offers, 0) as anticipated_offers,
-        coalesce(b.to_assign, 0) as to_assign,
-        coalesce(round(b.to_assign * 100 / nullif(b.total, 0), 2), 0) as to_assign_percent,
-        coalesce(b.simulated_cost - b.total, 0) as deviation,
-        coalesce(round((b.simulated_cost - b.total) * 100 / nullif(b.total, 0), 2), 0) as deviation_percent
-      from p
-      left join documents dc on dc.project_id = p.id
-      left join budgets b on b.project_id = p.id`, [ids, this.organizations()]);
-    for (const r of rows) {
-      out.set(r.id, {
-        answered: int(r.answered),
-        mayAnswer: int(r.may_answer),
-        declined: int(r.declined),
-        contractors: int(r.contractors),
-        tenderDocuments: int(r.tender_documents),
-        budgets: {
-          total: money(r.total),
-          simulatedCost: money(r.simulated_cost),
-          totalAnticipatedTrades: money(r.anticipated_trades),
-          totalAnticipatedOffers: money(r.anticipated_offers),
-          budgetTradesToAssign: { value: money(r.to_assign), percent: money(r.to_assign_percent) },
-          projectDeviation: { value: money(r.deviation), percent: money(r.deviation_percent) },
-        },
-      });
-    }
+    const rows = await this.sc.em.execute<ProjectStatsRow[]>(PROJECT_STATISTICS_SQL, [ids, this.organizations()]);
+    for (const r of rows) out.set(r.id, projectStatisticsView(r));
     return out;
   }
 

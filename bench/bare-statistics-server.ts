@@ -1,0 +1,47 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { toRest } from '../src/rest/serialize';
+import { PROJECT_STATISTICS_SQL, projectStatisticsView, type ProjectStatsRow } from '../src/services/statistics.service';
+
+/**
+ * The floor the REST statistics operation (#5) is measured against: node:http and a pg pool running the
+ * service's own statistics statement for a fixed caller (the demo architect's organizations) and answering
+ * the same body, with nothing else: no token, no caller lookup, no middleware.
+ */
+export interface BareServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** knex's `array[?]` (an array bound as a list) as pg's `$n` (an array bound as an array). */
+const numbered = (sql: string) => { let n = 0; return sql.replace(/array\[\?\]/g, () => `$${++n}`); };
+
+export async function startBareStatisticsServer(databaseUrl: string, poolSize: number, organizationIds: string[]): Promise<BareServer> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: '-c jit=off' });
+  const sql = numbered(PROJECT_STATISTICS_SQL);
+  const path = /^\/projects\/([0-9a-fA-F-]{36})\/statistics$/;
+  const server = http.createServer((req, res) => {
+    const answer = (status: number, body: unknown) => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    };
+    const match = path.exec(req.url ?? '');
+    if (!match) return answer(404, { code: 404, message: 'Not found' });
+    const id = match[1].toLowerCase();
+    pool.query<ProjectStatsRow>(sql, [[id], organizationIds]).then(({ rows }) => {
+      if (!rows[0]) return answer(404, { code: 404, message: 'Project not found' });
+      answer(200, { project: { id, statistics: toRest(projectStatisticsView(rows[0])) } });
+    }, () => answer(500, { code: 500, message: 'Internal error' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.end();
+    },
+  };
+}
