@@ -5,11 +5,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { withScratchDatabase } from './support';
-import { buildDashboardDataset } from './dashboard-dataset.tmp';
+import { addOtherOrganizations, buildDataset } from './dataset';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 
 /**
- * The front end's dashboard query over GraphQL (issue 10): the data set of the issue in a scratch database, the
+ * The front end's dashboard query over GraphQL (issue 10): the data set of the issue (bench/dataset.ts) in a scratch database, the
  * service of src/app.ts in a child process (production configuration, loopback), and a real bearer token of
  * the architect. For the query without and with the statistics (project `statistics`, template `stats`),
  * ROUNDS rounds of:
@@ -20,11 +20,13 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
  * Each figure is the median of the rounds; the two queries alternate so that a drift in the machine's load
  * falls on both alike.
  *
- * BENCH_ROUNDS (default 3), BENCH_SEQUENTIAL (default 40), BENCH_LOAD_PER_CLIENT (default 3).
+ * BENCH_OTHER_ORGANIZATIONS=F measures again once F times more rows of other organizations are added (bench/dataset.ts;
+ * 100 takes a long while to build). BENCH_ROUNDS (default 3), BENCH_SEQUENTIAL (default 40), BENCH_LOAD_PER_CLIENT (default 3).
  */
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 40);
+const OTHER_ORGANIZATIONS = Number(process.env.BENCH_OTHER_ORGANIZATIONS ?? 0);
 const LOAD_PER_CLIENT = Number(process.env.BENCH_LOAD_PER_CLIENT ?? 3);
 const CLIENTS = 16;
 
@@ -188,13 +190,52 @@ function summary(rounds: Round[]) {
   };
 }
 
+/** ROUNDS rounds of both queries, then the table of their medians. */
+async function measureAll(server: ServerProcess, token: string, title: string): Promise<void> {
+  const queries = { without: DASHBOARD, with: DASHBOARD_WITH_STATISTICS } as const;
+  for (const [label, query] of Object.entries(queries)) {
+    const a = describe((await post(server.url, token, JSON.stringify({ query }))).text);
+    console.log(`dashboard: ${label} statistics: ${a.projects} projects, ${a.templates} templates, ${a.documents} documents, ${a.versions} versions, ${(a.bytes / 1024).toFixed(0)} KiB`);
+  }
+  // Warm-up: plans, JIT, caches.
+  const started = performance.now();
+  while (performance.now() - started < 5000) for (const query of Object.values(queries)) await post(server.url, token, JSON.stringify({ query }));
+
+  const rounds: Record<keyof typeof queries, Round[]> = { without: [], with: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const label of Object.keys(queries) as Array<keyof typeof queries>) {
+      const r = await measure(server, token, queries[label]);
+      rounds[label].push(r);
+      console.log(`dashboard: round ${round} ${label.padEnd(7)} statistics: one at a time median ${r.medianMs.toFixed(1)} ms p95 ${r.p95Ms.toFixed(1)} ms, `
+        + `${r.sequential.cpuMs.toFixed(1)} ms CPU, ${mib(r.sequential.allocatedBytes)} allocated, ${r.sequential.statements} statements per request, `
+        + `GC pauses ${r.sequential.gcMs.toFixed(0)} ms; ${CLIENTS} clients ${r.requestsPerSecond.toFixed(1)} req/s `
+        + `(p50 ${r.loadP50Ms} ms), peak RSS ${mib(r.load.peakRss)}`);
+    }
+  }
+  const without = summary(rounds.without);
+  const withStats = summary(rounds.with);
+  const row = (name: string, f: (s: typeof without) => string, ratio?: (s: typeof without) => number) => {
+    const r = ratio ? `${(ratio(withStats) / ratio(without)).toFixed(2)}×` : '';
+    console.log(`| ${name} | ${f(without)} | ${f(withStats)} | ${r} |`);
+  };
+  console.log(`\n${title}: medians of ${ROUNDS} rounds (load average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  console.log('| measure | without statistics | with statistics | with / without |');
+  console.log('|---|---|---|---|');
+  row('one request at a time, median', (s) => `${s.medianMs.toFixed(1)} ms`, (s) => s.medianMs);
+  row('one request at a time, p95', (s) => `${s.p95Ms.toFixed(1)} ms`, (s) => s.p95Ms);
+  row(`${CLIENTS} concurrent clients`, (s) => `${s.requestsPerSecond.toFixed(1)} req/s`, (s) => 1 / s.requestsPerSecond);
+  row('CPU per request', (s) => `${s.cpuMs.toFixed(0)} ms`, (s) => s.cpuMs);
+  row('GC pauses per request', (s) => `${s.gcMs.toFixed(0)} ms`, (s) => s.gcMs);
+  row('bytes allocated per request', (s) => mib(s.allocatedBytes), (s) => s.allocatedBytes);
+  row(`peak RSS under ${CLIENTS} clients`, (s) => mib(s.peakRss));
+  row('SQL statements per request', (s) => String(s.statements));
+}
+
 export async function run(): Promise<void> {
   await withScratchDatabase('dashboard', 4, async (orm, url) => {
+    const execute = <T>(sql: string) => orm.em.getConnection().execute(sql) as Promise<T>;
     let started = performance.now();
-    await buildDashboardDataset(orm);
-    const counts = (await orm.em.getConnection().execute<Array<Record<string, string>>>(`
-      select (select count(*) from project) as projects, (select count(*) from template) as templates,
-        (select count(*) from document) as documents, (select count(*) from document_version) as versions`))[0];
+    const counts = await buildDataset(execute);
     console.log(`dashboard: data set of ${counts.projects} projects, ${counts.templates} templates and slices, ${counts.documents} documents, `
       + `${counts.versions} versions built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
@@ -205,43 +246,14 @@ export async function run(): Promise<void> {
       if (tokenAnswer.status !== 200) throw new Error(`no token: ${tokenAnswer.status} ${await tokenAnswer.text()}`);
       const token = ((await tokenAnswer.json()) as { access_token: string }).access_token;
 
-      const queries = { without: DASHBOARD, with: DASHBOARD_WITH_STATISTICS } as const;
-      for (const [label, query] of Object.entries(queries)) {
-        const a = describe((await post(server.url, token, JSON.stringify({ query }))).text);
-        console.log(`dashboard: ${label} statistics: ${a.projects} projects, ${a.templates} templates, ${a.documents} documents, ${a.versions} versions, ${(a.bytes / 1024).toFixed(0)} KiB`);
+      await measureAll(server, token, `the data set (${counts.projects} projects)`);
+      if (OTHER_ORGANIZATIONS > 0) {
+        started = performance.now();
+        const others = await addOtherOrganizations(execute, { otherOrganizationsFactor: OTHER_ORGANIZATIONS });
+        console.log(`dashboard: added ${others.projects} projects, ${others.templates} templates, ${others.documents} documents, ${others.versions} versions `
+          + `of ${OTHER_ORGANIZATIONS} other organizations in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        await measureAll(server, token, `the data set with ${OTHER_ORGANIZATIONS}× more rows of other organizations`);
       }
-      // Warm-up: plans, JIT, caches.
-      started = performance.now();
-      while (performance.now() - started < 5000) for (const query of Object.values(queries)) await post(server.url, token, JSON.stringify({ query }));
-
-      const rounds: Record<keyof typeof queries, Round[]> = { without: [], with: [] };
-      for (let round = 1; round <= ROUNDS; round++) {
-        for (const label of Object.keys(queries) as Array<keyof typeof queries>) {
-          const r = await measure(server, token, queries[label]);
-          rounds[label].push(r);
-          console.log(`dashboard: round ${round} ${label.padEnd(7)} statistics: one at a time median ${r.medianMs.toFixed(1)} ms p95 ${r.p95Ms.toFixed(1)} ms, `
-            + `${r.sequential.cpuMs.toFixed(1)} ms CPU, ${mib(r.sequential.allocatedBytes)} allocated, ${r.sequential.statements} statements per request, `
-            + `GC pauses ${r.sequential.gcMs.toFixed(0)} ms; ${CLIENTS} clients ${r.requestsPerSecond.toFixed(1)} req/s `
-            + `(p50 ${r.loadP50Ms} ms), peak RSS ${mib(r.load.peakRss)}`);
-        }
-      }
-      const without = summary(rounds.without);
-      const withStats = summary(rounds.with);
-      const row = (name: string, f: (s: typeof without) => string, ratio?: (s: typeof without) => number) => {
-        const r = ratio ? `${(ratio(withStats) / ratio(without)).toFixed(2)}×` : '';
-        console.log(`| ${name} | ${f(without)} | ${f(withStats)} | ${r} |`);
-      };
-      console.log(`\nMedians of ${ROUNDS} rounds (load average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')})`);
-      console.log('| measure | without statistics | with statistics | with / without |');
-      console.log('|---|---|---|---|');
-      row('one request at a time, median', (s) => `${s.medianMs.toFixed(1)} ms`, (s) => s.medianMs);
-      row('one request at a time, p95', (s) => `${s.p95Ms.toFixed(1)} ms`, (s) => s.p95Ms);
-      row(`${CLIENTS} concurrent clients`, (s) => `${s.requestsPerSecond.toFixed(1)} req/s`, (s) => 1 / s.requestsPerSecond);
-      row('CPU per request', (s) => `${s.cpuMs.toFixed(0)} ms`, (s) => s.cpuMs);
-      row('GC pauses per request', (s) => `${s.gcMs.toFixed(0)} ms`, (s) => s.gcMs);
-      row('bytes allocated per request', (s) => mib(s.allocatedBytes), (s) => s.allocatedBytes);
-      row(`peak RSS under ${CLIENTS} clients`, (s) => mib(s.peakRss));
-      row('SQL statements per request', (s) => String(s.statements));
     } finally {
       await server.stop();
     }
