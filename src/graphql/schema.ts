@@ -6,18 +6,22 @@ import { freshLoadsAfterMutations } from './loaders';
 import { DirectoryResolver } from './resolvers/directory.resolver';
 import { OrganizationResolver, UserResolver } from './resolvers/organization.resolver';
 import { PAYLOAD_RESOLVERS } from './resolvers/payload.resolver';
-import { ProjectResolver } from './resolvers/project.resolver';
+import { ProjectFieldsResolver, ProjectResolver } from './resolvers/project.resolver';
 import { ProjectTradeResolver, ProjectTradesFieldResolver } from './resolvers/project-trade.resolver';
-import { DocumentResolver, ProjectTemplatesFieldResolver, TemplateResolver } from './resolvers/template.resolver';
+import { DocumentResolver, ProjectTemplatesFieldResolver, TemplateFieldsResolver, TemplateResolver } from './resolvers/template.resolver';
 import { DateTimeScalar } from './scalars';
 
 let built: Promise<GraphQLSchema> | null = null;
 
-/** The schema, built once per process from the resolvers and types. */
+/**
+ * The schema, built once per process from the resolvers and types. Output types are `simpleResolvers`: their
+ * plain fields are read off the record by graphql-js's default resolver, as no middleware applies to them
+ * (type-graphql's own wrapper would run for every scalar of every answer); relations are field resolvers.
+ */
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
-      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS],
+    resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectFieldsResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
+      ProjectTemplatesFieldResolver, TemplateResolver, TemplateFieldsResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.
     validateFn: async (argValue) => {

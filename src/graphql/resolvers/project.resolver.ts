@@ -65,7 +65,11 @@ export class ProjectResolver {
     if (failed) throw failed;
     return stats.map((s, i) => statisticsOf(canonical[i], s as ProjectStatisticsView | null));
   }
+}
 
+/** A project's relations (no arguments: nothing for uuidArguments to check). */
+@Resolver(() => Project)
+export class ProjectFieldsResolver {
   @FieldResolver(() => ProjectStatistics)
   async statistics(@Root() project: ProjectRoot, @Ctx() { loaders }: GraphQLContext) {
     return statisticsOf(project.id, await loaders.projectStatistics.load(project.id));

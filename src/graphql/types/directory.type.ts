@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { CreditsScopeTypeEnum } from '../../services/inputs/enums';
 import { CompanyInformation } from './organization.type';
 
-@ObjectType({ description: 'A trade of a trade list (the model a project\'s trades are copied from)' })
+@ObjectType({ description: 'A trade of a trade list (the model a project\'s trades are copied from)', simpleResolvers: true })
 export class TradeListTrade {
   @Field(() => ID) id!: string;
   @Field() number!: string;
@@ -11,7 +11,7 @@ export class TradeListTrade {
 }
 
 /** `trades` resolves through a DataLoader (or from the root when the service already read them). */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class TradeList {
   @Field(() => ID) id!: string;
   @Field() name!: string;
@@ -20,7 +20,7 @@ export class TradeList {
   @Field(() => Date) updatedAt!: Date;
 }
 
-@ObjectType({ description: 'An entry of an organization\'s contractor directory' })
+@ObjectType({ description: 'An entry of an organization\'s contractor directory', simpleResolvers: true })
 export class Contractor {
   @Field(() => ID) id!: string;
   @Field() name!: string;
@@ -34,6 +34,7 @@ export class Contractor {
 
 // The two types below describe a period's figures about an organization or a headquarter, not those records:
 // their ids are named for what they point to, never `id`, so that a cache does not take them for the records.
+// Not `simpleResolvers`: graphql-js's default resolver would look for `scopeId` / `organizationId` on the record.
 
 @ObjectType()
 export class CreditsScope {
@@ -49,7 +50,7 @@ export class OrganizationCredits {
   @Field(() => Int) total!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class CreditsUsage {
   @Field(() => Int) total!: number;
   @Field({ description: 'YYYY-MM-DD, inclusive' }) from!: string;

@@ -1,7 +1,7 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { DocumentStateEnum, IntentionEnum, VersionStatusEnum } from '../../services/inputs/enums';
 
-@ObjectType({ description: 'A version of a contractor\'s priced answer' })
+@ObjectType({ description: 'A version of a contractor\'s priced answer', simpleResolvers: true })
 export class DocumentVersion {
   @Field(() => ID) id!: string;
   @Field(() => Int) version!: number;
@@ -15,7 +15,7 @@ export class DocumentVersion {
 }
 
 /** One invited contractor on a template; `contractor` and `versions` resolve through DataLoaders. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Document {
   @Field(() => ID) id!: string;
   @Field(() => IntentionEnum, { nullable: true, description: 'null until the contractor tells' }) intention!: string | null;

@@ -1,13 +1,13 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 
 /** Company identifiers, shared by organizations and directory contractors. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class CompanyInformation {
   @Field(() => String, { nullable: true, description: 'SIRET, or the country\'s equivalent' })
   fiscalNumber!: string | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Address {
   @Field() number!: string;
   @Field() address!: string;
@@ -21,7 +21,7 @@ export class Address {
  * keyed by `id`, so a normalized cache holds one record per person. The fields about the caller's session are
  * resolved only on the caller and are null on anyone else.
  */
-@ObjectType({ description: 'A person: the caller, a project manager, a user of an organization. Fields marked "caller only" are null on any other user.' })
+@ObjectType({ description: 'A person: the caller, a project manager, a user of an organization. Fields marked "caller only" are null on any other user.', simpleResolvers: true })
 export class User {
   @Field(() => ID) id!: string;
   @Field() firstName!: string;
@@ -32,7 +32,7 @@ export class User {
   @Field() isRegistered!: boolean;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Organization {
   @Field(() => ID) id!: string;
   @Field() name!: string;

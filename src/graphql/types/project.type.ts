@@ -1,7 +1,7 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../../services/inputs/enums';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectScopes {
   @Field(() => CurrencyEnum, { nullable: true }) currency!: string | null;
   @Field(() => Float) vat!: number;
@@ -9,20 +9,20 @@ export class ProjectScopes {
   @Field(() => Float, { nullable: true }) levels!: number | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectSiteAddress {
   @Field(() => Float, { nullable: true }) number!: number | null;
   @Field(() => Float, { nullable: true }) zipCode!: number | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectOptionalDates {
   @Field(() => String, { nullable: true }) noc!: string | null;
   @Field(() => String, { nullable: true }) responsesOpeningDate!: string | null;
 }
 
 /** Relations (organization, managers, trades, templates, statistics) are field resolvers over DataLoaders. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Project {
   @Field(() => ID) id!: string;
   @Field() name!: string;
@@ -44,14 +44,14 @@ export class Project {
   @Field(() => Date) updatedAt!: Date;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectEdge {
   @Field() cursor!: string;
   @Field(() => Project) node!: Project;
 }
 
 /** Relay's PageInfo. Pages only go forward (`first`, `after`). */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class PageInfo {
   @Field() hasNextPage!: boolean;
   @Field({ description: 'true when the page was asked for `after` a cursor' }) hasPreviousPage!: boolean;
@@ -59,7 +59,7 @@ export class PageInfo {
   @Field(() => String, { nullable: true, description: 'Cursor of the last edge; null for an empty page' }) endCursor!: string | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectConnection {
   @Field(() => [Project]) nodes!: Project[];
   @Field(() => [ProjectEdge]) edges!: ProjectEdge[];
@@ -68,7 +68,7 @@ export class ProjectConnection {
 }
 
 /** A trade (lot) of a project, wherever it appears: in `Project.trades` and as a template's `trade`. */
-@ObjectType({ description: 'A trade (lot) of a project' })
+@ObjectType({ description: 'A trade (lot) of a project', simpleResolvers: true })
 export class ProjectTrade {
   @Field(() => ID) id!: string;
   @Field(() => ID) projectId!: string;

@@ -1,12 +1,12 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AmountPercent {
   @Field(() => Float) value!: number;
   @Field(() => Float) percent!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectBudgets {
   @Field(() => Float) total!: number;
   @Field(() => Float) simulatedCost!: number;
@@ -19,7 +19,7 @@ export class ProjectBudgets {
 // Statistics are objects a client caches: each has an id of its own, derived from its record's id so that it
 // is stable and never equal to that record's (a cache keys by typename and id, a crawl checks ids are unique).
 
-@ObjectType({ description: 'Figures of a project (decisions.md section 5)' })
+@ObjectType({ description: 'Figures of a project (decisions.md section 5)', simpleResolvers: true })
 export class ProjectStatistics {
   @Field(() => ID, { description: '"<projectId>:statistics"' }) id!: string;
   @Field(() => ID) projectId!: string;
@@ -31,7 +31,7 @@ export class ProjectStatistics {
   @Field(() => ProjectBudgets) budgets!: ProjectBudgets;
 }
 
-@ObjectType({ description: 'Figures of a template or slice (decisions.md section 5)' })
+@ObjectType({ description: 'Figures of a template or slice (decisions.md section 5)', simpleResolvers: true })
 export class TemplateStats {
   @Field(() => ID, { description: '"<templateId>:stats"' }) id!: string;
   @Field(() => ID) templateId!: string;

@@ -1,12 +1,12 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { ResponseTypeEnum } from '../../services/inputs/enums';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class TemplateBudgets {
   @Field(() => Float) value!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ItemisedSheet {
   @Field(() => Int) version!: number;
   @Field() isDraft!: boolean;
@@ -14,7 +14,7 @@ export class ItemisedSheet {
 }
 
 /** The template record of interface.md; `trade`, `stats`, `documents` and `slices` resolve through DataLoaders. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Template {
   @Field(() => ID) id!: string;
   @Field(() => ID) projectId!: string;
