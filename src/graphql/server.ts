@@ -12,6 +12,7 @@ import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
+import { compiledExecution } from './executor';
 import { createIde, IDE_ASSETS_PATH } from './ide';
 import { graphqlSchema } from './schema';
 
@@ -142,7 +143,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, met
   });
   const protection = armor.protect();
   const server = new ApolloServer<Context>({
-    schema: await graphqlSchema(),
+    // The schema, executed by compiled queries (executor.ts).
+    gateway: compiledExecution(await graphqlSchema()),
     introspection: config.graphql.introspection,
     plugins: [
       ...(protection.plugins as ApolloServerPlugin<Context>[]),

@@ -18,7 +18,6 @@ export interface DocumentFields {
   intention: string | null;
   state: DocumentState;
   dceDownloadedAt: Date | null;
-  createdAt: Date;
 }
 
 export interface DocumentVersionView {
@@ -74,7 +73,6 @@ interface DocumentRow {
   intention: string | null;
   state?: DocumentState;
   dce_downloaded_at: PgTimestamp;
-  created_at: PgTimestamp;
 }
 
 interface VersionRow {
@@ -98,7 +96,7 @@ const MAX_VERSION = 2147483647;
  * extra SQL condition on `d` with its bindings.
  */
 const DOCUMENTS_SQL = (where: string, state: boolean) => state
-  ? `select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at, d.created_at,
+  ? `select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at,
       case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state
     from document d
     join template t on t.id = d.template_id
@@ -108,7 +106,7 @@ const DOCUMENTS_SQL = (where: string, state: boolean) => state
     ) l on true
     where p.organization_id = any(array[?]::uuid[]) and ${where}
     order by d.created_at, d.id`
-  : `select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at, d.created_at
+  : `select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at
     from document d
     join template t on t.id = d.template_id
     join project p on p.id = t.project_id
@@ -246,7 +244,6 @@ export class DocumentService {
       intention: r.intention,
       state: r.state,
       dceDownloadedAt: rowTime(this.sc.em, r.dce_downloaded_at),
-      createdAt: rowTime(this.sc.em, r.created_at!),
     }));
   }
 }
