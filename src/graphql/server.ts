@@ -1,5 +1,8 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import { GraphQLError, type ValidationRule } from 'graphql';
@@ -155,6 +158,9 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, met
       // Cache-Control is the HTTP layer's, alike for REST and GraphQL (src/http/auth.middleware.ts); Apollo's
       // plugin would also compute a cache hint for every field of every answer.
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo Studio is not used: no per-field traces, whatever APOLLO_KEY the environment may hold.
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
       // Apollo's own landing page loads its IDE and fonts from the internet: ours is served below.
       ApolloServerPluginLandingPageDisabled(),
     ],
