@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { validateInstance } from '../services/validation';
+import { directFieldResolvers } from './direct-resolvers';
 import { freshLoadsAfterMutations } from './loaders';
 import { DirectoryResolver } from './resolvers/directory.resolver';
 import { OrganizationResolver, UserResolver } from './resolvers/organization.resolver';
@@ -28,6 +29,6 @@ export function graphqlSchema(): Promise<GraphQLSchema> {
       if (argValue && typeof argValue === 'object' && !Array.isArray(argValue)) await validateInstance(argValue);
       if (Array.isArray(argValue)) for (const item of argValue) if (item && typeof item === 'object') await validateInstance(item);
     },
-  }).then(freshLoadsAfterMutations);
+  }).then(directFieldResolvers).then(freshLoadsAfterMutations);
   return built;
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../errors';
 import { rowTime } from './rows';
-import { isUuid } from './uuid';
+import { isUuid, uuidArraySql } from './uuid';
 import type { ServiceContext } from './service-context';
 
 /** An entry of an architect organization's contractor directory (#22). */
@@ -34,7 +34,7 @@ export async function contractorsByIds(em: EntityManager, ids: string[], organiz
   const rows = await em.execute<ContractorRow[]>(`
     select c.id, c.name, c.email, c.phone, c.fiscal_number, c.company_id, c.created_at, c.updated_at
     from contractor c
-    where c.id = any(array[?]::uuid[]) and c.organization_id = any(array[?]::uuid[])`, [ids, organizationIds]);
+    where c.id = any(${uuidArraySql(ids)}) and c.organization_id = any(array[?]::uuid[])`, [organizationIds]);
   return rows.map((c) => ({
     id: c.id,
     name: c.name,

@@ -4,7 +4,7 @@ import { rowTime, type PgTimestamp } from './rows';
 import { signedFileUrl } from './file-url';
 import type { ServiceContext } from './service-context';
 import { round2 } from './time';
-import { uuidList } from './uuid';
+import { uuidArraySql, uuidList } from './uuid';
 import { groupUnder } from './batch';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
@@ -125,7 +125,7 @@ export class DocumentService {
   async documentsByTemplate(templateIds: readonly string[], asked: { state: boolean }): Promise<Map<string, DocumentRecord[]>>;
   async documentsByTemplate(templateIds: readonly string[], asked = { state: true }): Promise<Map<string, DocumentRecord[]>> {
     const ids = uuidList(templateIds);
-    const rows = ids.length ? await this.query('d.template_id = any(array[?]::uuid[])', [ids], asked.state) : [];
+    const rows = ids.length ? await this.query(`d.template_id = any(${uuidArraySql(ids)})`, [], asked.state) : [];
     return groupUnder(ids, rows, (d) => d.templateId, (d) => d);
   }
 
@@ -147,8 +147,8 @@ export class DocumentService {
       select v.id, v.document_id, v.version, v.sub_total, v.discount, v.status, v.sent_at, v.is_mandate, v.has_dpgf
         ${asked.hasFiles ? ', exists (select 1 from document_file f where f.version_id = v.id) as has_files' : ''}
       from document_version v
-      where v.document_id = any(array[?]::uuid[])
-      order by v.document_id, v.version`, [ids]);
+      where v.document_id = any(${uuidArraySql(ids)})
+      order by v.document_id, v.version`);
     return groupUnder(ids, rows, (r) => r.document_id, (r): VersionRecord => ({
       id: r.id,
       version: r.version,

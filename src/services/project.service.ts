@@ -12,7 +12,7 @@ import type { ServiceContext } from './service-context';
 import { groupUnder } from './batch';
 import { USER_COLUMNS, userFromRow, type UserRow, type UserView } from './organization.service';
 import { rowTime, type PgTimestamp } from './rows';
-import { uuidList } from './uuid';
+import { uuidArraySql, uuidList } from './uuid';
 
 export interface ManagerView {
   id: string;
@@ -150,8 +150,8 @@ export class ProjectService {
       ? await this.sc.em.execute<Array<UserRow & { project_id: string }>>(`
         select pm.project_id, ${USER_COLUMNS}
         from project_manager pm join app_user u on u.id = pm.user_id
-        where pm.project_id = any(array[?]::uuid[])
-        order by u.last_name, u.first_name, u.id`, [ids])
+        where pm.project_id = any(${uuidArraySql(ids)})
+        order by u.last_name, u.first_name, u.id`)
       : [];
     return groupUnder(projectIds, rows, (r) => r.project_id, userFromRow);
   }
@@ -169,7 +169,7 @@ export class ProjectService {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!ids.length || !orgs.length) return new Map();
     const rows = await this.sc.em.execute<ProjectRow[]>(`select ${PROJECT_COLUMNS} from project p
-      where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])`, [ids, orgs]);
+      where p.id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])`, [orgs]);
     return new Map(rows.map((r) => [r.id, projectFromRow(this.sc.em, r)]));
   }
 

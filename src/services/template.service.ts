@@ -9,7 +9,7 @@ import { keysetPage, type Page } from './pagination';
 import type { ServiceContext } from './service-context';
 import { StatisticsService, type TemplateStatsView } from './statistics.service';
 import { round2 } from './time';
-import { isUuid, uuidList } from './uuid';
+import { isUuid, uuidArraySql, uuidList } from './uuid';
 import { rowTime, type PgTimestamp } from './rows';
 import { groupUnder } from './batch';
 
@@ -179,8 +179,8 @@ export class TemplateService {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     const rows = ids.length && orgs.length
       ? await this.sc.em.execute<TemplateRow[]>(`select ${TEMPLATE_COLUMNS} from ${TEMPLATES_FROM} join project p on p.id = t.project_id
-        where t.project_id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
-        order by t.created_at, t.id`, [ids, orgs])
+        where t.project_id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])
+        order by t.created_at, t.id`, [orgs])
       : [];
     return groupUnder(ids, rows, (r) => r.project_id, (r) => templateFromRow(this.sc.em, r));
   }
