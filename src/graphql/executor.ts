@@ -28,10 +28,15 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
     return byOperation.get(key)!;
   };
 
-  const executor: GatewayExecutor = async ({ document, operation, operationName, request, context }) => {
+  const executor: GatewayExecutor = async ({ document, operation: resolved, request, context }) => {
     const variables = request.variables ?? {};
-    const coerced = getVariableValues(schema, (operation as OperationDefinitionNode).variableDefinitions ?? [], variables, { maxErrors: 50 });
+    // No operation of that name (Apollo leaves it to the executor to say so): graphql-js's own error.
+    if (!resolved) return execute({ schema, document, contextValue: context, variableValues: variables, operationName: request.operationName });
+    const operation = resolved as OperationDefinitionNode;
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 50 });
     if (coerced.errors) return { errors: coerced.errors };
+    // The operation Apollo resolved, by its own name (a request may name none, or send an empty name for it).
+    const operationName = operation.name?.value ?? null;
     const query = compiledFor(document, operationName);
     if (!query) return execute({ schema, document, contextValue: context, variableValues: variables, operationName });
     const result: ExecutionResult = await query.query(undefined, context, variables);
