@@ -1,6 +1,7 @@
 import { run as archive } from './archive.bench';
 import { run as auth } from './auth.bench';
 import { run as compression } from './compression.bench';
+import { run as dashboard } from './dashboard.bench';
 import { run as rateLimit } from './rate-limit.bench';
 import { run as statistics } from './statistics.bench';
 import { run as subscriptions } from './subscriptions.bench';
@@ -13,6 +14,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   archive,
   auth,
   compression,
+  dashboard,
   'rate-limit': rateLimit,
   statistics,
   subscriptions,

@@ -1,6 +1,10 @@
-import { print } from 'graphql';
+import { execute, parse, print } from 'graphql';
 import { DashboardDocument } from '../examples/graphql/generated/graphql';
+import { createContext } from '../src/graphql/context';
+import { graphqlSchema } from '../src/graphql/schema';
 import { toRest } from '../src/rest/serialize';
+import { loadCaller } from '../src/services/caller.service';
+import type { VerifiedToken } from '../src/services/token-verifier';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
@@ -163,6 +167,28 @@ describe('the dashboard query (Query.projects with statistics, templates, docume
     const fifty = await t.queries.measure(() => gql(t.url, architect, query, { ids }));
     expect(fifty.result.body.data.projectsStatistics.map((s: { projectId: string }) => s.projectId)).toEqual(ids);
     expect(fifty.statements).toBe(one.statements);
+  });
+});
+
+describe('execution by compiled queries (graphql-jit)', () => {
+  it('answers what graphql-js\'s own executor answers over the same schema, data and errors alike', async () => {
+    const schema = await graphqlSchema();
+    const caller = await loadCaller(t.orm.em.fork(), { sub: DEMO_IDS.users.architect } as VerifiedToken);
+    const cases: Array<[string, Record<string, unknown>]> = [
+      [DASHBOARD, { first: PROJECTS }],
+      [print(DashboardDocument), { first: 5 }],
+      [`query($id: ID!) { project(id: $id) { id name } projects(first: 2) { nodes { id } } }`, { id: DEMO_IDS.projects.cabinetSudHall }],
+    ];
+    for (const [query, variables] of cases) {
+      const answered = await gql(t.url, architect, query, variables);
+      const reference = await execute({
+        schema, document: parse(query), variableValues: variables,
+        contextValue: createContext({ em: t.orm.em.fork(), caller, config: t.config }),
+      });
+      expect(answered.body.data).toEqual(JSON.parse(JSON.stringify(reference.data)));
+      const errors = (list?: ReadonlyArray<{ message: string; path?: ReadonlyArray<string | number> }>) => list?.map((e) => [e.message, e.path]);
+      expect(errors(answered.body.errors)).toEqual(errors(reference.errors));
+    }
   });
 });
 

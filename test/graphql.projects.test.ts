@@ -122,6 +122,23 @@ describe('Query.projects', () => {
     expect(seen).toEqual(all);
   });
 
+  it('counts the whole list only when the operation selects totalCount, in a fragment too', async () => {
+    const counts = (sql: string[]) => sql.filter((q) => /\bcount\(/i.test(q)).length;
+    const all = (await gql(t.url, architect, '{ projects { nodes { id } } }')).body.data.projects.nodes;
+    const without = await t.queries.measure(() => gql(t.url, architect, '{ projects(first: 1) { nodes { id } pageInfo { hasNextPage } } }'));
+    const selected = await t.queries.measure(() => gql(t.url, architect, '{ projects(first: 1) { totalCount nodes { id } } }'));
+    const inFragment = await t.queries.measure(() => gql(t.url, architect,
+      'query { projects(first: 1) { ...Total nodes { id } } } fragment Total on ProjectConnection { totalCount }'));
+    expect(all.length).toBeGreaterThan(1);
+    expect(without.result.body.data.projects).toEqual({ nodes: [all[0]], pageInfo: { hasNextPage: true } });
+    expect(counts(without.sql)).toBe(0);
+    expect(selected.result.body.data.projects).toEqual({ totalCount: all.length, nodes: [all[0]] });
+    expect(counts(selected.sql)).toBe(1);
+    expect(inFragment.result.body.data.projects).toEqual({ totalCount: all.length, nodes: [all[0]] });
+    expect(counts(inFragment.sql)).toBe(1);
+    expect(without.statements).toBe(selected.statements - 1);
+  });
+
   it('lists only archived projects with archived: true', async () => {
     const res = await gql(t.url, architect, '{ projects(archived: true) { nodes { id archived archivedAt } } }');
     expect(res.body.data.projects.nodes.map((p: { id: string }) => p.id)).toEqual([DEMO_IDS.projects.archivedHouse]);

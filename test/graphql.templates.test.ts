@@ -194,6 +194,29 @@ describe('Template.documents and Document', () => {
     expect(renovation).toMatchObject({ intention: null, state: 'PENDING', dceDownloadedAt: null, versions: [] });
   });
 
+  it('reads a document\'s state and a version\'s files only when the operation selects them, the other fields alike', async () => {
+    const query = (document: string, version: string) => `query($id: ID!) { project(id: $id) { templates { id documents { id intention ${document}
+      versions { version status ${version} } } } } }`;
+    const ask = (q: string) => t.queries.measure(() => gql(t.url, architect, q, { id: PRJ.residence }));
+    await ask('{ me { id } }'); // the first request of a process reads the signing keys
+    const plain = await ask(query('', ''));
+    const full = await ask(query('state', 'hasFiles'));
+    const inFragments = await ask(`${query('...State', '...Files')} fragment State on Document { state } fragment Files on DocumentVersion { hasFiles }`);
+    const readsLatestVersion = (sql: string[]) => sql.some((q) => /from "?document"? /.test(q) && /document_version/.test(q));
+    const readsFiles = (sql: string[]) => sql.some((q) => /document_file/.test(q));
+    expect([readsLatestVersion(plain.sql), readsFiles(plain.sql)]).toEqual([false, false]);
+    expect([readsLatestVersion(full.sql), readsFiles(full.sql)]).toEqual([true, true]);
+    expect([readsLatestVersion(inFragments.sql), readsFiles(inFragments.sql)]).toEqual([true, true]);
+    expect(plain.statements).toBe(full.statements);
+    type Answer = Array<{ id: string; documents: Array<{ state?: string; versions: Array<{ hasFiles?: boolean }> }> }>;
+    const templates: Answer = full.result.body.data.project.templates;
+    expect(templates.flatMap((x) => x.documents.map((d) => d.state))).toEqual(expect.arrayContaining(['ANSWERED', 'IN_REVISION', 'PENDING']));
+    expect(templates.flatMap((x) => x.documents.flatMap((d) => d.versions.map((v) => v.hasFiles)))).toEqual(expect.arrayContaining([true, false]));
+    expect(inFragments.result.body.data).toEqual(full.result.body.data);
+    const stripped = templates.map((x) => ({ ...x, documents: x.documents.map(({ state: _s, ...d }) => ({ ...d, versions: d.versions.map(({ hasFiles: _f, ...v }) => v) })) }));
+    expect(plain.result.body.data.project.templates).toEqual(stripped);
+  });
+
   it('counts a draft latest version as PENDING, with a null sentAt, and tells files from DPGF files', async () => {
     const templates = await templatesOf(PRJ.residence, `id documents { ${DOCUMENT} }`);
     const tranche2 = templates.find((x) => x.id === TPL.residenceGrosOeuvreTranche2)!;

@@ -2,13 +2,14 @@ import DataLoader from 'dataloader';
 import type { GraphQLSchema } from 'graphql';
 import type { ContractorDetailView } from '../services/contractor.service';
 import { OrganizationService, type OrganizationView, type UserView } from '../services/organization.service';
-import { DocumentService, type DocumentFields, type DocumentVersionRecord } from '../services/document.service';
+import { DocumentService, type DocumentRecord, type VersionRecord } from '../services/document.service';
 import { ProjectTradeService, type ProjectTradeView } from '../services/project-trade.service';
 import { TemplateService, type TemplateFields } from '../services/template.service';
-import { ProjectService, type ProjectView } from '../services/project.service';
+import { ProjectService, type ProjectFields } from '../services/project.service';
 import type { ServiceContext } from '../services/service-context';
 import { StatisticsService, type ProjectStatisticsView, type TemplateStatsView } from '../services/statistics.service';
 import { TradeListService, type TradeListTradeView } from '../services/trade-list.service';
+import type { OperationSelection } from './selection';
 
 /** A loader from a batch function that answers a Map; missing keys resolve to `fallback`. */
 function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V): DataLoader<string, V> {
@@ -41,9 +42,11 @@ function callerOrganizations(organizations: OrganizationService, sc: ServiceCont
 
 /**
  * One DataLoader per relation, made per request: each resolves a whole level of a query with one batched
- * statement, and caches for that request only.
+ * statement, and caches for that request only. What a statement computes besides the rows (a document's state,
+ * whether a version has files) it computes only when the operation selects it: `selection` is read when the
+ * batch runs, once execution has begun.
  */
-export function createLoaders(sc: ServiceContext) {
+export function createLoaders(sc: ServiceContext, selection: OperationSelection) {
   const projects = new ProjectService(sc);
   const organizations = new OrganizationService(sc);
   const statistics = new StatisticsService(sc);
@@ -52,12 +55,12 @@ export function createLoaders(sc: ServiceContext) {
   const documents = new DocumentService(sc);
   const tradeLists = new TradeListService(sc);
   return {
-    project: mapLoader<Omit<ProjectView, 'managers'> | null>((ids) => projects.fieldsByIds(ids), null),
+    project: mapLoader<ProjectFields | null>((ids) => projects.fieldsByIds(ids), null),
     organization: callerOrganizations(organizations, sc),
     managers: mapLoader<UserView[]>((ids) => projects.managersByProject(ids), []),
     templates: mapLoader<TemplateFields[]>((ids) => templates.templatesByProject(ids), []),
-    documents: mapLoader<DocumentFields[]>((ids) => documents.documentsByTemplate(ids), []),
-    versions: mapLoader<DocumentVersionRecord[]>((ids) => documents.versionsByDocument(ids), []),
+    documents: mapLoader<DocumentRecord[]>((ids) => documents.documentsByTemplate(ids, { state: selection.has('Document', 'state') }), []),
+    versions: mapLoader<VersionRecord[]>((ids) => documents.versionsByDocument(ids, { hasFiles: selection.has('DocumentVersion', 'hasFiles') }), []),
     contractor: mapLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null),
     trades: mapLoader<ProjectTradeView[]>((ids) => trades.tradesByProject(ids), []),
     tradeListTrades: mapLoader<TradeListTradeView[]>((ids) => tradeLists.tradesByList(ids), []),

@@ -2,14 +2,15 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type PubSub } from 'type-graphql';
 import { validateInstance } from '../services/validation';
+import { directFieldResolvers } from './direct-resolvers';
 import { freshLoadsAfterMutations } from './loaders';
 import { DirectoryResolver } from './resolvers/directory.resolver';
 import { ProjectChangeResolver, SubscriptionResolver, TemplateChangeResolver } from './resolvers/subscription.resolver';
 import { OrganizationResolver, UserResolver } from './resolvers/organization.resolver';
 import { PAYLOAD_RESOLVERS } from './resolvers/payload.resolver';
-import { ProjectResolver } from './resolvers/project.resolver';
+import { ProjectFieldsResolver, ProjectResolver } from './resolvers/project.resolver';
 import { ProjectTradeResolver, ProjectTradesFieldResolver } from './resolvers/project-trade.resolver';
-import { DocumentResolver, ProjectTemplatesFieldResolver, TemplateResolver } from './resolvers/template.resolver';
+import { DocumentResolver, ProjectTemplatesFieldResolver, TemplateFieldsResolver, TemplateResolver } from './resolvers/template.resolver';
 import { DateTimeScalar } from './scalars';
 
 let built: Promise<GraphQLSchema> | null = null;
@@ -27,11 +28,15 @@ const NO_TOPICS: PubSub = {
   },
 };
 
-/** The schema, built once per process from the resolvers and types. */
+/**
+ * The schema, built once per process from the resolvers and types. Output types are `simpleResolvers`: their
+ * plain fields are read off the record by graphql-js's default resolver, as no middleware applies to them
+ * (type-graphql's own wrapper would run for every scalar of every answer); relations are field resolvers.
+ */
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
-      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS,
+    resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectFieldsResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
+      ProjectTemplatesFieldResolver, TemplateResolver, TemplateFieldsResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS,
       SubscriptionResolver, ProjectChangeResolver, TemplateChangeResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     pubSub: NO_TOPICS,
@@ -40,6 +45,6 @@ export function graphqlSchema(): Promise<GraphQLSchema> {
       if (argValue && typeof argValue === 'object' && !Array.isArray(argValue)) await validateInstance(argValue);
       if (Array.isArray(argValue)) for (const item of argValue) if (item && typeof item === 'object') await validateInstance(item);
     },
-  }).then(freshLoadsAfterMutations);
+  }).then(directFieldResolvers).then(freshLoadsAfterMutations);
   return built;
 }

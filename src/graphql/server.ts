@@ -1,5 +1,8 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import { GraphQLError, type ValidationRule } from 'graphql';
@@ -12,6 +15,7 @@ import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
+import { compiledExecution } from './executor';
 import { createIde, IDE_ASSETS_PATH } from './ide';
 import { graphqlSchema } from './schema';
 
@@ -90,6 +94,20 @@ function metricsPlugin(metrics: Metrics): ApolloServerPlugin<Context> {
 }
 
 /**
+ * Reads what the operation selects once it is known, before any field runs: the loaders ask the database only
+ * for that (src/graphql/selection.ts).
+ */
+const selectionPlugin: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ schema, document, operation, contextValue }) {
+        if (operation) contextValue.selection.read(schema, document, operation);
+      },
+    };
+  },
+};
+
+/**
  * Subscriptions run over a long-lived connection, never over a GET or a POST: refused at validation, before
  * anything runs. (Rules given to Apollo apply to /graphql over HTTP only.)
  */
@@ -136,16 +154,21 @@ export function graphqlProtection(config: Config) {
 export async function graphqlRoutes(config: Config, verifier: TokenVerifier, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const protection = graphqlProtection(config);
   const server = new ApolloServer<Context>({
-    schema: await graphqlSchema(),
+    // The schema, executed by compiled queries (executor.ts).
+    gateway: compiledExecution(await graphqlSchema()),
     introspection: config.graphql.introspection,
     plugins: [
       ...(protection.plugins as ApolloServerPlugin<Context>[]),
+      selectionPlugin,
       errorsPlugin,
       retryLaterPlugin<Context>(),
       metricsPlugin(metrics),
       // Cache-Control is the HTTP layer's, alike for REST and GraphQL (src/http/auth.middleware.ts); Apollo's
       // plugin would also compute a cache hint for every field of every answer.
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo Studio is not used: no per-field traces, whatever APOLLO_KEY the environment may hold.
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
       // Apollo's own landing page loads its IDE and fonts from the internet: ours is served below.
       ApolloServerPluginLandingPageDisabled(),
     ],

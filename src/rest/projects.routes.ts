@@ -1,7 +1,7 @@
 import { CreateProjectInput, ListProjectsQuery } from '../services/inputs/project.input';
 import { ProjectParams } from '../services/inputs/params';
 import { pageSize } from '../services/pagination';
-import { ProjectService } from '../services/project.service';
+import { ProjectService, projectFields } from '../services/project.service';
 import type { Project as ProjectEntity } from '../entities/project.entity';
 import { Project } from '../services/outputs/project.output';
 import { keyed, keyedList, route, type RouteDef } from './route';
@@ -13,7 +13,7 @@ const ONE_PROJECT = keyed('project', Project);
 
 /** `{ project }`: the full read form of one project. */
 async function projectBody(service: ProjectService, project: ProjectEntity): Promise<{ project: unknown }> {
-  const [view] = await service.views([project]);
+  const [view] = await service.views([projectFields(project)]);
   return { project: toRest(view) };
 }
 

@@ -4,7 +4,7 @@ import { InviteContractorsInput } from '../services/inputs/invitation.input';
 import { DocumentParams, DocumentVersionParams, ProjectParams, TemplateParams } from '../services/inputs/params';
 import { AddTemplateInput, ListTemplatesQuery } from '../services/inputs/template.input';
 import { pageSize } from '../services/pagination';
-import { TemplateService } from '../services/template.service';
+import { TemplateService, templateFields } from '../services/template.service';
 import { Document, FileDownload, VersionFiles } from '../services/outputs/document.output';
 import { Template, TemplateDetail, TemplateDocuments } from '../services/outputs/template.output';
 import { keyed, keyedList, route, type RouteDef } from './route';
@@ -46,7 +46,7 @@ export const templateRoutes: RouteDef[] = [
     errors: [409],
     async handler({ params, body, ...sc }) {
       const service = new TemplateService(sc);
-      const [template] = await service.views([await service.create(params.projectId, body)]);
+      const [template] = await service.views([templateFields(await service.create(params.projectId, body))]);
       return { body: { template: toRest(template) } };
     },
   }),

@@ -1,5 +1,7 @@
-import { Contractor } from '../entities';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../errors';
+import { rowTime } from './rows';
+import { isUuid, uuidArraySql } from './uuid';
 import type { ServiceContext } from './service-context';
 
 /** An entry of an architect organization's contractor directory (#22). */
@@ -15,16 +17,35 @@ export interface ContractorDetailView {
   updatedAt: Date;
 }
 
-export const contractorDetailView = (c: Contractor): ContractorDetailView => ({
-  id: c.id,
-  name: c.name,
-  email: c.email,
-  phone: c.phone ?? null,
-  information: { fiscalNumber: c.fiscalNumber ?? null },
-  companyId: c.company?.id ?? null,
-  createdAt: c.createdAt,
-  updatedAt: c.updatedAt,
-});
+interface ContractorRow {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  fiscal_number: string | null;
+  company_id: string | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+/** Directory entries of some organizations by id, in one statement (reads: rows, no entities). */
+export async function contractorsByIds(em: EntityManager, ids: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
+  if (!ids.length || !organizationIds.length) return [];
+  const rows = await em.execute<ContractorRow[]>(`
+    select c.id, c.name, c.email, c.phone, c.fiscal_number, c.company_id, c.created_at, c.updated_at
+    from contractor c
+    where c.id = any(${uuidArraySql(ids)}) and c.organization_id = any(array[?]::uuid[])`, [organizationIds]);
+  return rows.map((c) => ({
+    id: c.id,
+    name: c.name,
+    email: c.email,
+    phone: c.phone,
+    information: { fiscalNumber: c.fiscal_number },
+    companyId: c.company_id,
+    createdAt: rowTime(em, c.created_at),
+    updatedAt: rowTime(em, c.updated_at),
+  }));
+}
 
 /** The contractor directory of the caller's current organization. */
 export class ContractorService {
@@ -32,11 +53,10 @@ export class ContractorService {
 
   /** #22: an entry of the current organization's directory; any other one is not found. */
   async get(contractorId: string): Promise<ContractorDetailView> {
-    const contractor = await this.sc.em.findOne(Contractor, {
-      id: contractorId.toLowerCase(),
-      organization: this.sc.caller.currentOrganizationId,
-    });
+    const [contractor] = isUuid(contractorId)
+      ? await contractorsByIds(this.sc.em, [contractorId.toLowerCase()], [this.sc.caller.currentOrganizationId.toLowerCase()])
+      : [];
     if (!contractor) throw new NotFoundError('Contractor not found');
-    return contractorDetailView(contractor);
+    return contractor;
   }
 }

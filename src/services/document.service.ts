@@ -1,10 +1,10 @@
-import { Contractor } from '../entities';
 import { NotFoundError } from '../errors';
-import { contractorDetailView, type ContractorDetailView } from './contractor.service';
+import { contractorsByIds, type ContractorDetailView } from './contractor.service';
+import { rowTime, type PgTimestamp } from './rows';
 import { signedFileUrl } from './file-url';
 import type { ServiceContext } from './service-context';
 import { round2 } from './time';
-import { uuidList } from './uuid';
+import { uuidArraySql, uuidList } from './uuid';
 import { groupUnder } from './batch';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
@@ -18,7 +18,6 @@ export interface DocumentFields {
   intention: string | null;
   state: DocumentState;
   dceDownloadedAt: Date | null;
-  createdAt: Date;
 }
 
 export interface DocumentVersionView {
@@ -37,6 +36,12 @@ export interface DocumentVersionView {
 export interface DocumentVersionRecord extends DocumentVersionView {
   id: string;
 }
+
+/** What a loader reads of a version: `hasFiles` only when asked for (it reads the files). */
+export type VersionRecord = Omit<DocumentVersionRecord, 'hasFiles'> & Partial<Pick<DocumentVersionRecord, 'hasFiles'>>;
+
+/** What a loader reads of a document: `state` only when asked for (it reads the versions). */
+export type DocumentRecord = Omit<DocumentFields, 'state'> & Partial<Pick<DocumentFields, 'state'>>;
 
 /** A document as "Template detail" shows it, plus its `state`. */
 export interface DocumentView {
@@ -61,17 +66,13 @@ export interface FileDownloadView {
   expiresAt: Date;
 }
 
-/** Raw rows carry timestamps as PostgreSQL's text; see `date()`. */
-type PgTimestamp = string | Date | null;
-
 interface DocumentRow {
   id: string;
   template_id: string;
   contractor_id: string;
   intention: string | null;
-  state: DocumentState;
+  state?: DocumentState;
   dce_downloaded_at: PgTimestamp;
-  created_at: PgTimestamp;
 }
 
 interface VersionRow {
@@ -83,7 +84,7 @@ interface VersionRow {
   status: string;
   sent_at: PgTimestamp;
   is_mandate: boolean;
-  has_files: boolean;
+  has_files?: boolean;
   has_dpgf: boolean;
 }
 
@@ -91,29 +92,40 @@ interface VersionRow {
 const MAX_VERSION = 2147483647;
 
 /**
- * Documents of the caller's organizations with their `state`, in creation order. `where` is an extra SQL
- * condition on `d` with its bindings.
+ * Documents of the caller's organizations, with their `state` when asked for, in creation order. `where` is an
+ * extra SQL condition on `d` with its bindings.
  */
-const DOCUMENTS_SQL = (where: string) => `
-  select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at, d.created_at,
-    case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state
-  from document d
-  join template t on t.id = d.template_id
-  join project p on p.id = t.project_id
-  left join lateral (
-    select v.status from document_version v where v.document_id = d.id order by v.version desc limit 1
-  ) l on true
-  where p.organization_id = any(array[?]::uuid[]) and ${where}
-  order by d.created_at, d.id`;
+const DOCUMENTS_SQL = (where: string, state: boolean) => state
+  ? `select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at,
+      case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state
+    from document d
+    join template t on t.id = d.template_id
+    join project p on p.id = t.project_id
+    left join lateral (
+      select v.status from document_version v where v.document_id = d.id order by v.version desc limit 1
+    ) l on true
+    where p.organization_id = any(array[?]::uuid[]) and ${where}
+    order by d.created_at, d.id`
+  : `select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at
+    from document d
+    join template t on t.id = d.template_id
+    join project p on p.id = t.project_id
+    where p.organization_id = any(array[?]::uuid[]) and ${where}
+    order by d.created_at, d.id`;
 
 /** Invited contractors' documents on templates: their versions, contractors, files and download URLs. */
 export class DocumentService {
   constructor(private readonly sc: ServiceContext) {}
 
-  /** Documents of many templates in one statement, by template id (every requested id present). */
-  async documentsByTemplate(templateIds: readonly string[]): Promise<Map<string, DocumentFields[]>> {
+  /**
+   * Documents of many templates in one statement, by template id (every requested id present); `state` unless
+   * `{ state: false }`.
+   */
+  async documentsByTemplate(templateIds: readonly string[]): Promise<Map<string, DocumentFields[]>>;
+  async documentsByTemplate(templateIds: readonly string[], asked: { state: boolean }): Promise<Map<string, DocumentRecord[]>>;
+  async documentsByTemplate(templateIds: readonly string[], asked = { state: true }): Promise<Map<string, DocumentRecord[]>> {
     const ids = uuidList(templateIds);
-    const rows = ids.length ? await this.query('d.template_id = any(array[?]::uuid[])', [ids]) : [];
+    const rows = ids.length ? await this.query(`d.template_id = any(${uuidArraySql(ids)})`, [], asked.state) : [];
     return groupUnder(ids, rows, (d) => d.templateId, (d) => d);
   }
 
@@ -121,27 +133,29 @@ export class DocumentService {
   async documentsOfContractors(templateId: string, contractorIds: readonly string[]): Promise<DocumentFields[]> {
     const ids = uuidList(contractorIds);
     if (!ids.length) return [];
-    return this.query('d.template_id = ? and d.contractor_id = any(array[?]::uuid[])', [templateId.toLowerCase(), ids]);
+    return this.query('d.template_id = ? and d.contractor_id = any(array[?]::uuid[])', [templateId.toLowerCase(), ids], true) as Promise<DocumentFields[]>;
   }
 
-  /** Versions of many documents in one statement, by document id, ordered by version. */
-  async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, DocumentVersionRecord[]>> {
+  /** Versions of many documents in one statement, by document id, ordered by version; `hasFiles` unless `{ hasFiles: false }`. */
+  async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, DocumentVersionRecord[]>>;
+  async versionsByDocument(documentIds: readonly string[], asked: { hasFiles: boolean }): Promise<Map<string, VersionRecord[]>>;
+  async versionsByDocument(documentIds: readonly string[], asked = { hasFiles: true }): Promise<Map<string, VersionRecord[]>> {
     const ids = uuidList(documentIds);
     if (!ids.length) return new Map();
     // Documents reach here only through the caller's templates; versions carry no tenancy of their own.
     const rows = await this.sc.em.execute<VersionRow[]>(`
-      select v.id, v.document_id, v.version, v.sub_total, v.discount, v.status, v.sent_at, v.is_mandate, v.has_dpgf,
-        exists (select 1 from document_file f where f.version_id = v.id) as has_files
+      select v.id, v.document_id, v.version, v.sub_total, v.discount, v.status, v.sent_at, v.is_mandate, v.has_dpgf
+        ${asked.hasFiles ? ', exists (select 1 from document_file f where f.version_id = v.id) as has_files' : ''}
       from document_version v
-      where v.document_id = any(array[?]::uuid[])
-      order by v.document_id, v.version`, [ids]);
-    return groupUnder(ids, rows, (r) => r.document_id, (r): DocumentVersionRecord => ({
+      where v.document_id = any(${uuidArraySql(ids)})
+      order by v.document_id, v.version`);
+    return groupUnder(ids, rows, (r) => r.document_id, (r): VersionRecord => ({
       id: r.id,
       version: r.version,
       subTotal: round2(Number(r.sub_total)),
       discount: round2(Number(r.discount)),
       status: r.status,
-      sentAt: this.date(r.sent_at),
+      sentAt: rowTime(this.sc.em, r.sent_at),
       isMandate: r.is_mandate,
       hasFiles: r.has_files,
       hasDpgf: r.has_dpgf,
@@ -151,9 +165,8 @@ export class DocumentService {
   /** Directory entries of the caller's organizations by id, in one statement. */
   async contractorsByIds(contractorIds: readonly string[]): Promise<Map<string, ContractorDetailView>> {
     const ids = uuidList(contractorIds);
-    if (!ids.length) return new Map();
-    const rows = await this.sc.em.find(Contractor, { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } });
-    return new Map(rows.map((c) => [c.id, contractorDetailView(c)]));
+    const orgs = uuidList(this.sc.caller.adminOrganizationIds);
+    return new Map((await contractorsByIds(this.sc.em, ids, orgs)).map((c) => [c.id, c]));
   }
 
   /** Documents with their contractor and versions: two statements whatever their number. */
@@ -185,7 +198,7 @@ export class DocumentService {
     const out: VersionFilesView[] = [];
     for (const r of rows) {
       let v = out[out.length - 1];
-      if (!v || v.version !== r.version) out.push(v = { version: r.version, status: r.status, sentAt: this.date(r.sent_at), files: [] });
+      if (!v || v.version !== r.version) out.push(v = { version: r.version, status: r.status, sentAt: rowTime(this.sc.em, r.sent_at), files: [] });
       if (r.name !== null) v.files.push({ name: r.name, size: r.size ?? 0 });
     }
     return out;
@@ -220,25 +233,17 @@ export class DocumentService {
     return row.id;
   }
 
-  private async query(where: string, params: unknown[]): Promise<DocumentFields[]> {
+  private async query(where: string, params: unknown[], state: boolean): Promise<DocumentRecord[]> {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!orgs.length) return [];
-    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(where), [orgs, ...params]);
+    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(where, state), [orgs, ...params]);
     return rows.map((r) => ({
       id: r.id,
       templateId: r.template_id,
       contractorId: r.contractor_id,
       intention: r.intention,
       state: r.state,
-      dceDownloadedAt: this.date(r.dce_downloaded_at),
-      createdAt: this.date(r.created_at)!,
+      dceDownloadedAt: rowTime(this.sc.em, r.dce_downloaded_at),
     }));
-  }
-
-  /** Raw SQL answers timestamptz as text (the driver's parser is off for the ORM): parse it as the ORM does. */
-  private date(value: PgTimestamp): Date | null {
-    if (value === null || value instanceof Date) return value;
-    const parsed = this.sc.em.getPlatform().parseDate(value);
-    return parsed instanceof Date ? parsed : new Date(value);
   }
 }

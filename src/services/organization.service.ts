@@ -42,6 +42,28 @@ export const userView = (u: User): UserView => ({
   isRegistered: u.isRegistered,
 });
 
+/** The columns of an `app_user u` a UserView shows, and its row. */
+export const USER_COLUMNS = 'u.id, u.first_name, u.last_name, u.phone, u.mobile, u.email, u.is_registered';
+export interface UserRow {
+  id: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  mobile: string | null;
+  email: string;
+  is_registered: boolean;
+}
+
+export const userFromRow = (r: UserRow): UserView => ({
+  id: r.id,
+  firstName: r.first_name,
+  lastName: r.last_name,
+  phone: r.phone,
+  mobile: r.mobile,
+  email: r.email,
+  isRegistered: r.is_registered,
+});
+
 /** Architect organizations of the caller, their users and headquarters; switching the current one. */
 export class OrganizationService {
   constructor(private readonly sc: ServiceContext) {}

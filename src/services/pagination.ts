@@ -1,4 +1,3 @@
-import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError } from '../errors';
 import { isUuid } from './uuid';
@@ -47,9 +46,22 @@ export function pageSize(value: string | number | undefined | null, field = 'lim
 
 export interface Page<T> {
   items: T[];
-  totalCount: number;
+  /** Null when not asked for (`count: false`). */
+  totalCount: number | null;
   hasNextPage: boolean;
   endCursor: string | null;
+}
+
+/** A list in SQL: `select <columns> from <from> where <where>`; its rows carry the alias's `created_at` and `id`. */
+export interface KeysetQuery<R, T> {
+  columns: string;
+  from: string;
+  /** The alias of the table whose (created_at, id) order the list follows. */
+  alias: string;
+  where: string;
+  params: unknown[];
+  /** A row as the caller shapes it, with its parsed creation time. */
+  map: (row: R) => T & { createdAt: Date; id: string };
 }
 
 export interface KeysetOptions {
@@ -60,38 +72,39 @@ export interface KeysetOptions {
   /** Name of the cursor field in errors (`after` in GraphQL, `cursor` in REST). */
   afterField?: string;
   order: 'asc' | 'desc';
-  populate?: string[];
+  /** Whether to count the whole list when paged (a statement of its own); unpaged, the count is the page's. */
+  count: boolean;
 }
 
 /**
- * One page of records in (created_at, id) order after a cursor: the page and, when paged, the total in two
- * statements, whatever the page size.
+ * One page of rows in (created_at, id) order after a cursor, in one statement, plus one for the total when
+ * paged and asked for; whatever the page size. Rows, not entities: nothing to track for a read.
  */
-export async function keysetPage<T extends { createdAt: Date; id: string }>(
-  em: EntityManager,
-  entity: EntityName<T>,
-  where: FilterQuery<T>,
-  opts: KeysetOptions,
-): Promise<Page<T>> {
-  const totalCount = opts.first ? await em.count(entity, where) : -1;
-  let paged = where;
+export async function keysetPage<R, T>(em: EntityManager, query: KeysetQuery<R, T>, opts: KeysetOptions): Promise<Page<T>> {
+  const { alias } = query;
+  const totalCount = opts.first && opts.count
+    ? Number((await em.execute<Array<{ n: string }>>(`select count(*) as n from ${query.from} where ${query.where}`, query.params))[0].n)
+    : null;
+  let where = query.where;
+  const params = [...query.params];
   if (opts.after) {
     const c = decodeCursor(opts.after, opts.afterField ?? 'cursor');
-    const at = new Date(c.c);
-    const op = opts.order === 'desc' ? '$lt' : '$gt';
-    paged = { $and: [where, { $or: [{ createdAt: { [op]: at } }, { createdAt: at, id: { [op]: c.i } }] }] } as FilterQuery<T>;
+    where = `(${where}) and (${alias}.created_at, ${alias}.id) ${opts.order === 'desc' ? '<' : '>'} (?::timestamptz, ?::uuid)`;
+    params.push(c.c, c.i);
   }
-  const items = await em.find(entity, paged, {
-    populate: (opts.populate ?? []) as never,
-    orderBy: { createdAt: opts.order, id: opts.order } as never,
-    limit: opts.first ? opts.first + 1 : undefined,
-  }) as T[];
+  const direction = opts.order === 'desc' ? 'desc' : 'asc';
+  let sql = `select ${query.columns} from ${query.from} where ${where} order by ${alias}.created_at ${direction}, ${alias}.id ${direction}`;
+  if (opts.first) {
+    sql += ' limit ?';
+    params.push(opts.first + 1);
+  }
+  const items = (await em.execute<R[]>(sql, params)).map(query.map);
   const hasNextPage = !!opts.first && items.length > opts.first;
   if (hasNextPage) items.pop();
   const last = items[items.length - 1];
   return {
     items,
-    totalCount: totalCount >= 0 ? totalCount : items.length,
+    totalCount: opts.first ? totalCount : items.length,
     hasNextPage,
     endCursor: last ? encodeCursor(last.createdAt, last.id) : null,
   };

@@ -1,14 +1,18 @@
-import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError, ValidationError, type FieldError } from '../errors';
-import { Membership, Project, ProjectManager, ProjectTrade, TradeList, User, type ConstructionType, type ResponseType } from '../entities';
+import {
+  Membership, Project, ProjectManager, ProjectTrade, TradeList, type ConstructionType, type ProjectOptionalDates, type ProjectScopes,
+  type ProjectSiteAddress, type ResponseType,
+} from '../entities';
 import { archiveLock, canSeeOrganization, visibleProject } from './access';
 import type { CreateProjectInput } from './inputs/project.input';
 import { dayOf } from './inputs/rules';
 import { keysetPage, type Page } from './pagination';
 import type { ServiceContext } from './service-context';
 import { groupUnder } from './batch';
-import { userView, type UserView } from './organization.service';
-import { uuidList } from './uuid';
+import { USER_COLUMNS, userFromRow, type UserRow, type UserView } from './organization.service';
+import { rowTime, type PgTimestamp } from './rows';
+import { uuidArraySql, uuidList } from './uuid';
 
 export interface ManagerView {
   id: string;
@@ -47,10 +51,15 @@ export interface ProjectListOptions {
   after?: string | null;
   /** Name of the cursor field in errors (REST says `cursor`, GraphQL `after`). */
   afterField?: string;
+  /** false: the total of a paged list is not asked for (no count statement). */
+  count?: boolean;
 }
 
 /** A project's own fields; `managers` are filled by views(). */
-export function projectFields(p: Project): Omit<ProjectView, 'managers'> {
+export type ProjectFields = Omit<ProjectView, 'managers'>;
+
+/** A project's own fields from its entity (after a write). */
+export function projectFields(p: Project): ProjectFields {
   return {
     id: p.id,
     legacyId: p.legacyId,
@@ -64,13 +73,69 @@ export function projectFields(p: Project): Omit<ProjectView, 'managers'> {
     commencementWorksConstruction: p.commencementWorksConstruction ?? null,
     tendersClosingActivated: p.tendersClosingActivated,
     publishedOnMarketplace: p.publishedOnMarketplace,
-    scopes: p.scopes ? { currency: p.scopes.currency ?? null, vat: p.scopes.vat, prorate: p.scopes.prorate ?? null, levels: p.scopes.levels ?? null } : null,
-    siteAddress: p.siteAddress ? { number: p.siteAddress.number ?? null, zipCode: p.siteAddress.zipCode ?? null } : null,
-    optionalDates: p.optionalDates ? { noc: p.optionalDates.noc ?? null, responsesOpeningDate: p.optionalDates.responsesOpeningDate ?? null } : null,
+    ...jsonFields(p.scopes, p.siteAddress, p.optionalDates),
     archived: !!p.archivedAt,
     archivedAt: p.archivedAt ?? null,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
+  };
+}
+
+/** The JSON columns as the record shows them: every key present, null when absent. */
+function jsonFields(scopes?: ProjectScopes | null, siteAddress?: ProjectSiteAddress | null, optionalDates?: ProjectOptionalDates | null) {
+  return {
+    scopes: scopes ? { currency: scopes.currency ?? null, vat: scopes.vat, prorate: scopes.prorate ?? null, levels: scopes.levels ?? null } : null,
+    siteAddress: siteAddress ? { number: siteAddress.number ?? null, zipCode: siteAddress.zipCode ?? null } : null,
+    optionalDates: optionalDates ? { noc: optionalDates.noc ?? null, responsesOpeningDate: optionalDates.responsesOpeningDate ?? null } : null,
+  };
+}
+
+interface ProjectRow {
+  id: string;
+  legacy_id: string;
+  name: string;
+  organization_id: string;
+  construction_type: ConstructionType;
+  trade_list_id: string;
+  response_type: ResponseType;
+  end_of_offer_date: string | null;
+  end_works_construction: string | null;
+  commencement_works_construction: string | null;
+  tenders_closing_activated: boolean;
+  published_on_marketplace: boolean;
+  scopes: ProjectScopes | null;
+  site_address: ProjectSiteAddress | null;
+  optional_dates: ProjectOptionalDates | null;
+  archived_at: PgTimestamp;
+  created_at: PgTimestamp;
+  updated_at: PgTimestamp;
+}
+
+const PROJECT_COLUMNS = `p.id, p.legacy_id, p.name, p.organization_id, p.construction_type, p.trade_list_id, p.response_type,
+  p.end_of_offer_date, p.end_works_construction, p.commencement_works_construction, p.tenders_closing_activated,
+  p.published_on_marketplace, p.scopes, p.site_address, p.optional_dates, p.archived_at, p.created_at, p.updated_at`;
+
+/** A project's own fields from its row (reads: no entity, nothing for the unit of work to track). */
+function projectFromRow(em: EntityManager, r: ProjectRow): ProjectFields {
+  const archivedAt = rowTime(em, r.archived_at);
+  return {
+    id: r.id,
+    legacyId: r.legacy_id,
+    name: r.name,
+    organizationId: r.organization_id,
+    constructionType: r.construction_type,
+    tradeListId: r.trade_list_id,
+    responseType: r.response_type,
+    endOfOfferDate: r.end_of_offer_date,
+    endWorksConstruction: r.end_works_construction,
+    commencementWorksConstruction: r.commencement_works_construction,
+    tendersClosingActivated: r.tenders_closing_activated,
+    publishedOnMarketplace: r.published_on_marketplace,
+    ...jsonFields(r.scopes, r.site_address, r.optional_dates),
+    archived: archivedAt !== null,
+    archivedAt,
+    createdAt: rowTime(em, r.created_at!),
+    updatedAt: rowTime(em, r.updated_at!),
   };
 }
 
@@ -80,35 +145,54 @@ export class ProjectService {
 
   /** Managers of many projects in one statement, by project id, as user records. */
   async managersByProject(projectIds: readonly string[]): Promise<Map<string, UserView[]>> {
-    const rows = projectIds.length
-      ? await this.sc.em.find(ProjectManager, { project: { $in: [...projectIds] } }, { populate: ['user'], orderBy: { user: { lastName: 'asc', firstName: 'asc' } } })
+    const ids = uuidList(projectIds);
+    const rows = ids.length
+      ? await this.sc.em.execute<Array<UserRow & { project_id: string }>>(`
+        select pm.project_id, ${USER_COLUMNS}
+        from project_manager pm join app_user u on u.id = pm.user_id
+        where pm.project_id = any(${uuidArraySql(ids)})
+        order by u.last_name, u.first_name, u.id`)
       : [];
-    return groupUnder(projectIds, rows, (r) => r.project.id, ({ user }) => userView(user as User));
+    return groupUnder(projectIds, rows, (r) => r.project_id, userFromRow);
   }
 
   /** Full views of projects: two statements whatever their number. */
-  async views(projects: Project[]): Promise<ProjectView[]> {
+  async views(projects: ProjectFields[]): Promise<ProjectView[]> {
     const managers = await this.managersByProject(projects.map((p) => p.id));
     const manager = ({ id, firstName, lastName, email }: UserView): ManagerView => ({ id, firstName, lastName, email });
-    return projects.map((p) => ({ ...projectFields(p), managers: (managers.get(p.id) ?? []).map(manager) }));
+    return projects.map((p) => ({ ...p, managers: (managers.get(p.id) ?? []).map(manager) }));
   }
 
   /** Projects of the caller's organizations by id, in one statement; ids the caller may not see are absent. */
-  async fieldsByIds(projectIds: readonly string[]): Promise<Map<string, Omit<ProjectView, 'managers'>>> {
+  async fieldsByIds(projectIds: readonly string[]): Promise<Map<string, ProjectFields>> {
     const ids = uuidList(projectIds);
-    const rows = ids.length ? await this.sc.em.find(Project, { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } }) : [];
-    return new Map(rows.map((p) => [p.id, projectFields(p)]));
+    const orgs = uuidList(this.sc.caller.adminOrganizationIds);
+    if (!ids.length || !orgs.length) return new Map();
+    const rows = await this.sc.em.execute<ProjectRow[]>(`select ${PROJECT_COLUMNS} from project p
+      where p.id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])`, [orgs]);
+    return new Map(rows.map((r) => [r.id, projectFromRow(this.sc.em, r)]));
   }
 
-  /** #1: projects of the caller's organizations, newest first; archived ones only with `archived`. */
-  async list(opts: ProjectListOptions = {}): Promise<Page<Project>> {
+  /**
+   * #1: projects of the caller's organizations, newest first; archived ones only with `archived`. The total of
+   * a paged list is counted unless `count` is false.
+   */
+  async list(opts: ProjectListOptions = {}): Promise<Page<ProjectFields>> {
     let orgIds = this.sc.caller.adminOrganizationIds;
     if (opts.organizationId) {
       if (!canSeeOrganization(this.sc, opts.organizationId)) throw new NotFoundError('Organization not found');
       orgIds = [opts.organizationId.toLowerCase()];
     }
-    const where: FilterQuery<Project> = { organization: { $in: orgIds }, archivedAt: opts.archived ? { $ne: null } : null };
-    return keysetPage(this.sc.em, Project, where, { first: opts.first, after: opts.after, afterField: opts.afterField ?? 'after', order: 'desc' });
+    const orgs = uuidList(orgIds);
+    if (!orgs.length) return { items: [], totalCount: opts.first && opts.count === false ? null : 0, hasNextPage: false, endCursor: null };
+    return keysetPage(this.sc.em, {
+      columns: PROJECT_COLUMNS,
+      from: 'project p',
+      alias: 'p',
+      where: `p.organization_id = any(array[?]::uuid[]) and p.archived_at is ${opts.archived ? 'not null' : 'null'}`,
+      params: [orgs],
+      map: (r: ProjectRow) => projectFromRow(this.sc.em, r),
+    }, { first: opts.first, after: opts.after, afterField: opts.afterField ?? 'after', order: 'desc', count: opts.count !== false });
   }
 
   /** #3 */

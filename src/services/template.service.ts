@@ -1,4 +1,4 @@
-import { LockMode, UniqueConstraintViolationException, type FilterQuery } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { ProjectTrade, Template } from '../entities';
@@ -9,7 +9,8 @@ import { keysetPage, type Page } from './pagination';
 import type { ServiceContext } from './service-context';
 import { StatisticsService, type TemplateStatsView } from './statistics.service';
 import { round2 } from './time';
-import { uuidList } from './uuid';
+import { isUuid, uuidArraySql, uuidList } from './uuid';
+import { rowTime, type PgTimestamp } from './rows';
 import { groupUnder } from './batch';
 
 export interface TemplateTradeView {
@@ -79,12 +80,11 @@ const EMPTY_STATS: TemplateStatsView = {
 };
 
 /** The template's display name: its trade's, followed by " - <slice name>" for a slice. */
-export function templateName(t: Template): string {
-  const trade = t.trade as ProjectTrade;
-  return t.isSlice && t.sliceName ? `${trade.name} - ${t.sliceName}` : trade.name;
+export function templateName(t: Pick<TemplateFields, 'trade' | 'slice'>): string {
+  return t.slice ? `${t.trade.name} - ${t.slice}` : t.trade.name;
 }
 
-/** A template's own fields (its trade must be loaded). */
+/** A template's own fields from its entity, after a write (its trade must be loaded). */
 export function templateFields(t: Template): TemplateFields {
   const trade = t.trade as ProjectTrade;
   return {
@@ -108,6 +108,61 @@ export function templateFields(t: Template): TemplateFields {
   };
 }
 
+interface TemplateRow {
+  id: string;
+  project_id: string;
+  is_slice: boolean;
+  slice_name: string | null;
+  closed_at: PgTimestamp;
+  version_saved: number;
+  response_type: string | null;
+  budget: string;
+  itemised_sheet_version: number;
+  itemised_sheet_is_draft: boolean;
+  itemised_sheet_has_additional_services: boolean;
+  end_of_offer_date: PgTimestamp;
+  consultation_started_at: PgTimestamp;
+  fold_opened: boolean;
+  favourite_consultation_id: string | null;
+  selected_consultation_id: string | null;
+  created_at: PgTimestamp;
+  updated_at: PgTimestamp;
+  trade_id: string;
+  trade_name: string;
+  trade_number: string;
+  trade_short_name: string;
+}
+
+/** Templates `t` with their trades `pt` (the FROM below). */
+const TEMPLATE_COLUMNS = `t.id, t.project_id, t.is_slice, t.slice_name, t.closed_at, t.version_saved, t.response_type, t.budget,
+  t.itemised_sheet_version, t.itemised_sheet_is_draft, t.itemised_sheet_has_additional_services, t.end_of_offer_date,
+  t.consultation_started_at, t.fold_opened, t.favourite_consultation_id, t.selected_consultation_id, t.created_at, t.updated_at,
+  pt.id as trade_id, pt.name as trade_name, pt.number as trade_number, pt.short_name as trade_short_name`;
+const TEMPLATES_FROM = 'template t join project_trade pt on pt.id = t.trade_id';
+
+/** A template's own fields from its row (reads: no entity, nothing for the unit of work to track). */
+function templateFromRow(em: EntityManager, r: TemplateRow): TemplateFields {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    isSlice: r.is_slice,
+    slice: r.is_slice ? r.slice_name : null,
+    closedAt: rowTime(em, r.closed_at),
+    versionSaved: r.version_saved,
+    responseType: r.response_type,
+    budgets: { value: round2(Number(r.budget)) },
+    itemisedSheet: { version: r.itemised_sheet_version, isDraft: r.itemised_sheet_is_draft, hasAdditionalServices: r.itemised_sheet_has_additional_services },
+    trade: { id: r.trade_id, name: r.trade_name, number: r.trade_number, shortName: r.trade_short_name },
+    endOfOfferDate: rowTime(em, r.end_of_offer_date),
+    consultationStartedAt: rowTime(em, r.consultation_started_at),
+    foldOpened: r.fold_opened,
+    favouriteConsultationId: r.favourite_consultation_id,
+    selectedConsultationId: r.selected_consultation_id,
+    createdAt: rowTime(em, r.created_at!),
+    updatedAt: rowTime(em, r.updated_at!),
+  };
+}
+
 /**
  * DPGF templates and their slices: list, read with documents, add (a trade's template, then slices of
  * it), delete (never losing an answer).
@@ -121,39 +176,43 @@ export class TemplateService {
    */
   async templatesByProject(projectIds: readonly string[]): Promise<Map<string, TemplateFields[]>> {
     const ids = uuidList(projectIds);
-    const rows = ids.length
-      ? await this.sc.em.find(Template, { project: { id: { $in: ids }, organization: { $in: this.sc.caller.adminOrganizationIds } } }, {
-        populate: ['trade'],
-        orderBy: { createdAt: 'asc', id: 'asc' },
-      })
+    const orgs = uuidList(this.sc.caller.adminOrganizationIds);
+    const rows = ids.length && orgs.length
+      ? await this.sc.em.execute<TemplateRow[]>(`select ${TEMPLATE_COLUMNS} from ${TEMPLATES_FROM} join project p on p.id = t.project_id
+        where t.project_id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])
+        order by t.created_at, t.id`, [orgs])
       : [];
-    return groupUnder(ids, rows, (t) => t.project.id, templateFields);
+    return groupUnder(ids, rows, (r) => r.project_id, (r) => templateFromRow(this.sc.em, r));
   }
 
   /** Template records with their stats: one statement for the stats whatever their number. */
-  async views(templates: Template[]): Promise<TemplateView[]> {
+  async views(templates: TemplateFields[]): Promise<TemplateView[]> {
     const stats = await new StatisticsService(this.sc).templateStats(templates.map((t) => t.id));
-    return templates.map((t) => {
-      const { createdAt, updatedAt, ...fields } = templateFields(t);
-      return { ...fields, stats: stats.get(t.id) ?? EMPTY_STATS, createdAt, updatedAt };
-    });
+    return templates.map(({ createdAt, updatedAt, ...fields }) => ({ ...fields, stats: stats.get(fields.id) ?? EMPTY_STATS, createdAt, updatedAt }));
   }
 
   /** #10: templates and slices of a project, oldest first; paged when `first` is given. */
-  async list(projectId: string, opts: TemplateListOptions = {}): Promise<Page<Template>> {
+  async list(projectId: string, opts: TemplateListOptions = {}): Promise<Page<TemplateFields>> {
     const project = await visibleProject(this.sc, projectId);
-    const where: FilterQuery<Template> = { project: project.id };
-    return keysetPage(this.sc.em, Template, where, { first: opts.first, after: opts.after, order: 'asc', populate: ['trade'] });
+    return keysetPage(this.sc.em, {
+      columns: TEMPLATE_COLUMNS,
+      from: TEMPLATES_FROM,
+      alias: 't',
+      where: 't.project_id = ?',
+      params: [project.id],
+      map: (r: TemplateRow) => templateFromRow(this.sc.em, r),
+    }, { first: opts.first, after: opts.after, order: 'asc', count: true });
   }
 
   /** A template or slice of a visible project, with its trade; 404 otherwise. */
-  async get(projectId: string, templateId: string): Promise<Template> {
-    const template = await this.sc.em.findOne(Template, {
-      id: templateId.toLowerCase(),
-      project: { id: projectId.toLowerCase(), organization: { $in: this.sc.caller.adminOrganizationIds } },
-    }, { populate: ['trade'] });
-    if (!template) throw new NotFoundError('Template not found');
-    return template;
+  async get(projectId: string, templateId: string): Promise<TemplateFields> {
+    const orgs = uuidList(this.sc.caller.adminOrganizationIds);
+    const [row] = orgs.length && isUuid(templateId) && isUuid(projectId)
+      ? await this.sc.em.execute<TemplateRow[]>(`select ${TEMPLATE_COLUMNS} from ${TEMPLATES_FROM} join project p on p.id = t.project_id
+        where t.id = ? and p.id = ? and p.organization_id = any(array[?]::uuid[])`, [templateId.toLowerCase(), projectId.toLowerCase(), orgs])
+      : [];
+    if (!row) throw new NotFoundError('Template not found');
+    return templateFromRow(this.sc.em, row);
   }
 
   /** #13: the template's name and its documents with contractors and versions. */
@@ -164,12 +223,12 @@ export class TemplateService {
   }
 
   /** Templates with their documents: three statements whatever their number. */
-  async withDocuments(templates: Template[]): Promise<TemplateDocumentsView[]> {
+  async withDocuments(templates: TemplateFields[]): Promise<TemplateDocumentsView[]> {
     const documents = new DocumentService(this.sc);
     const byTemplate = await documents.documentsByTemplate(templates.map((t) => t.id));
     const views = new Map((await documents.views([...byTemplate.values()].flat())).map((d) => [d.id, d]));
     return templates.map((t) => {
-      const { id, isSlice, slice, trade } = templateFields(t);
+      const { id, isSlice, slice, trade } = t;
       return { id, name: templateName(t), isSlice, slice, trade, documents: (byTemplate.get(t.id) ?? []).map((d) => views.get(d.id)!) };
     });
   }

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { CreateProjectInput } from '../../services/inputs/project.input';
 import { encodeCursor, pageSize } from '../../services/pagination';
-import { ProjectService, projectFields, type ProjectView } from '../../services/project.service';
+import { ProjectService, projectFields, type ProjectFields } from '../../services/project.service';
 import type { ProjectStatisticsView } from '../../services/statistics.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../uuid-args';
@@ -10,7 +10,7 @@ import { ArchiveProjectPayload, CreateProjectPayload } from '../types/payloads.t
 import { Project, ProjectConnection } from '../../services/outputs/project.output';
 import { ProjectStatistics } from '../../services/outputs/statistics.output';
 
-type ProjectRoot = Omit<ProjectView, 'managers'>;
+type ProjectRoot = ProjectFields;
 
 /** A project's statistics as a cacheable object: keyed by an id derived from the project's (lowercase) id. */
 function statisticsOf(projectId: string, view: ProjectStatisticsView | null) {
@@ -22,19 +22,22 @@ function statisticsOf(projectId: string, view: ProjectStatisticsView | null) {
 export class ProjectResolver {
   @Query(() => ProjectConnection, { description: 'Projects of the caller\'s organizations, newest first' })
   async projects(
-    @Ctx() { sc }: GraphQLContext,
+    @Ctx() { sc, selection }: GraphQLContext,
     @Arg('archived', () => Boolean, { nullable: true, description: 'true: only archived projects' }) archived?: boolean | null,
     @Arg('first', () => Int, { nullable: true, description: 'Page size (1-500); all when absent' }) first?: number | null,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
   ): Promise<ProjectConnection> {
-    const page = await new ProjectService(sc).list({ archived: !!archived, first: pageSize(first, 'first'), after });
-    const nodes = page.items.map(projectFields) as Project[];
+    const page = await new ProjectService(sc).list({
+      archived: !!archived, first: pageSize(first, 'first'), after, count: selection.has('ProjectConnection', 'totalCount'),
+    });
+    const nodes = page.items as Project[];
     const edges = page.items.map((p, i) => ({ cursor: encodeCursor(p.createdAt, p.id), node: nodes[i] }));
     return {
       nodes,
       edges,
       pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: !!after, startCursor: edges[0]?.cursor ?? null, endCursor: page.endCursor },
-      totalCount: page.totalCount,
+      // Counted whenever the operation selects it (selection.ts): null never reaches an answer.
+      totalCount: page.totalCount!,
     };
   }
 
@@ -62,7 +65,11 @@ export class ProjectResolver {
     if (failed) throw failed;
     return stats.map((s, i) => statisticsOf(canonical[i], s as ProjectStatisticsView | null));
   }
+}
 
+/** A project's relations (no arguments: nothing for uuidArguments to check). */
+@Resolver(() => Project)
+export class ProjectFieldsResolver {
   @FieldResolver(() => ProjectStatistics)
   async statistics(@Root() project: ProjectRoot, @Ctx() { loaders }: GraphQLContext) {
     return statisticsOf(project.id, await loaders.projectStatistics.load(project.id));

@@ -26,9 +26,9 @@ export class ProjectTemplatesFieldResolver {
   }
 }
 
-@UseMiddleware(uuidArguments)
+/** A template's relations (no arguments: nothing for uuidArguments to check, on hundreds of templates). */
 @Resolver(() => Template)
-export class TemplateResolver {
+export class TemplateFieldsResolver {
   @FieldResolver(() => ProjectTrade, { description: 'The project\'s trade the template consults on' })
   async trade(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
     const trade = (await loaders.trades.load(template.projectId)).find((t) => t.id === template.trade.id);
@@ -54,7 +54,11 @@ export class TemplateResolver {
     const all = await loaders.templates.load(template.projectId);
     return all.filter((t) => t.isSlice && t.trade.id === template.trade.id);
   }
+}
 
+@UseMiddleware(uuidArguments)
+@Resolver(() => Template)
+export class TemplateResolver {
   @Mutation(() => AddTemplatePayload, { description: 'Adds the trade\'s template, or a slice of it when it has one' })
   async addTemplate(
     @Arg('projectId', () => ID) projectId: string,

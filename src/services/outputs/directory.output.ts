@@ -6,7 +6,7 @@ import { Rest, RestRecord } from './output';
 
 const DAY = { format: 'date' };
 
-@ObjectType({ description: 'A trade of a trade list (the model a project\'s trades are copied from)' })
+@ObjectType({ description: 'A trade of a trade list (the model a project\'s trades are copied from)', simpleResolvers: true })
 export class TradeListTrade {
   @Field(() => ID) @Rest({ example: DEMO_IDS.tradeListTrades.standard['01'] }) id!: string;
   @Field() @Rest({ example: '01' }) number!: string;
@@ -15,7 +15,7 @@ export class TradeListTrade {
 }
 
 /** `trades` resolves through a DataLoader (or from the root when the service already read them). */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @RestRecord({ description: 'A trade list: a reusable catalogue of trades' })
 export class TradeList {
   @Field(() => ID) @Rest({ example: DEMO_IDS.tradeLists.standard }) id!: string;
@@ -31,7 +31,7 @@ export class TradeListWithTrades extends TradeList {
   @Rest(() => [TradeListTrade]) trades!: TradeListTrade[];
 }
 
-@ObjectType({ description: 'An entry of an organization\'s contractor directory' })
+@ObjectType({ description: 'An entry of an organization\'s contractor directory', simpleResolvers: true })
 @RestRecord({ description: 'An entry of an organization\'s contractor directory' })
 export class Contractor {
   @Field(() => ID) @Rest({ example: DEMO_IDS.contractors.batimentsDurand }) id!: string;
@@ -61,7 +61,7 @@ export class OrganizationCredits {
   @Field(() => Int) @Rest({ schema: { minimum: 0 }, example: 6 }) total!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @RestRecord({ description: 'Credits consumed over a period by an organization or a headquarter' })
 export class CreditsUsage {
   @Field(() => Int) @Rest({ schema: { minimum: 0 }, example: 6 }) total!: number;

@@ -13,7 +13,7 @@ export class DocumentContractor {
   @Rest(() => String, { example: 'p.durand@batiments-durand.fr' }) email!: string;
 }
 
-@ObjectType({ description: 'A version of a contractor\'s priced answer' })
+@ObjectType({ description: 'A version of a contractor\'s priced answer', simpleResolvers: true })
 export class DocumentVersion {
   @Field(() => ID) @NotInRest() id!: string;
   @Field(() => Int) @Rest({ example: 1 }) version!: number;
@@ -28,7 +28,7 @@ export class DocumentVersion {
 }
 
 /** One invited contractor on a template; `contractor` and `versions` resolve through DataLoaders. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @RestRecord({ description: 'A contractor invited to a template, with the versions of their answer' })
 export class Document {
   @Field(() => ID) @Rest({ example: DEMO_IDS.documents.residenceGoDurand }) id!: string;

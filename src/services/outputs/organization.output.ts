@@ -3,13 +3,13 @@ import { DEMO_IDS, DEMO_USERS } from '../../seed/demo-data';
 import { Rest, RestRecord } from './output';
 
 /** Company identifiers, shared by organizations and directory contractors. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class CompanyInformation {
   @Field(() => String, { nullable: true, description: 'SIRET, or the country\'s equivalent' }) @Rest({ example: '73282932000074' })
   fiscalNumber!: string | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Address {
   @Field() @Rest({ example: '12' }) number!: string;
   @Field() @Rest({ example: 'rue de la République' }) address!: string;
@@ -23,7 +23,7 @@ export class Address {
  * keyed by `id`, so a normalized cache holds one record per person. The fields about the caller's session are
  * resolved only on the caller and are null on anyone else.
  */
-@ObjectType({ description: 'A person: the caller, a project manager, a user of an organization. Fields marked "caller only" are null on any other user.' })
+@ObjectType({ description: 'A person: the caller, a project manager, a user of an organization. Fields marked "caller only" are null on any other user.', simpleResolvers: true })
 @RestRecord({ description: 'A user of an organization; `id` is the `sub` of their tokens' })
 export class User {
   @Field(() => ID) @Rest({ example: DEMO_IDS.users.architect }) id!: string;
@@ -35,7 +35,7 @@ export class User {
   @Field() isRegistered!: boolean;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @RestRecord({ description: 'An architect organization with its addresses and users' })
 export class Organization {
   @Field(() => ID) @Rest({ example: DEMO_IDS.organizations.atelierDemo }) id!: string;

@@ -14,7 +14,7 @@ export class ProjectManager {
   @Rest(() => String, { example: 'architect@demo.test' }) email!: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectScopes {
   @Field(() => CurrencyEnum, { nullable: true }) @Rest({ example: 'EUR' }) currency!: string | null;
   @Field(() => Float) @Rest({ example: 20 }) vat!: number;
@@ -22,20 +22,20 @@ export class ProjectScopes {
   @Field(() => Float, { nullable: true }) levels!: number | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectSiteAddress {
   @Field(() => Float, { nullable: true }) @Rest({ example: 14 }) number!: number | null;
   @Field(() => Float, { nullable: true }) @Rest({ example: 69003 }) zipCode!: number | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectOptionalDates {
   @Field(() => String, { nullable: true }) @Rest({ schema: DAY, description: 'YYYY-MM-DD' }) noc!: string | null;
   @Field(() => String, { nullable: true }) @Rest({ schema: DAY, description: 'YYYY-MM-DD' }) responsesOpeningDate!: string | null;
 }
 
 /** Relations (organization, managers, trades, templates, statistics) are field resolvers over DataLoaders. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @RestRecord({ description: 'A project: every field of the create input, its managers, archive state and times' })
 export class Project {
   @Field(() => ID) @Rest({ example: DEMO_IDS.projects.residence }) id!: string;
@@ -61,14 +61,14 @@ export class Project {
   @Field(() => Date) @Rest({ example: '2026-06-02T08:30:00.000000Z' }) updatedAt!: Date;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectEdge {
   @Field() cursor!: string;
   @Field(() => Project) node!: Project;
 }
 
 /** Relay's PageInfo. Pages only go forward (`first`, `after`). */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class PageInfo {
   @Field() hasNextPage!: boolean;
   @Field({ description: 'true when the page was asked for `after` a cursor' }) hasPreviousPage!: boolean;
@@ -76,7 +76,7 @@ export class PageInfo {
   @Field(() => String, { nullable: true, description: 'Cursor of the last edge; null for an empty page' }) endCursor!: string | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectConnection {
   @Field(() => [Project]) nodes!: Project[];
   @Field(() => [ProjectEdge]) edges!: ProjectEdge[];
@@ -85,7 +85,7 @@ export class ProjectConnection {
 }
 
 /** A trade (lot) of a project, wherever it appears: in `Project.trades` and as a template's `trade`. */
-@ObjectType({ description: 'A trade (lot) of a project' })
+@ObjectType({ description: 'A trade (lot) of a project', simpleResolvers: true })
 export class ProjectTrade {
   @Field(() => ID) @Rest({ example: DEMO_IDS.projectTrades.residence['01'] }) id!: string;
   @Field(() => ID) @Rest({ example: DEMO_IDS.projects.residence }) projectId!: string;

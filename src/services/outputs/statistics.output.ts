@@ -3,13 +3,13 @@ import { NotInRest, Rest } from './output';
 
 const COUNT = { minimum: 0 };
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AmountPercent {
   @Field(() => Float) @Rest({ example: 77000 }) value!: number;
   @Field(() => Float) @Rest({ description: 'value / total x 100, 0 when total is 0', example: 21.66 }) percent!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ProjectBudgets {
   @Field(() => Float) @Rest({ example: 355500.5 }) total!: number;
   @Field(() => Float) @Rest({ example: 356799.5 }) simulatedCost!: number;
@@ -22,7 +22,7 @@ export class ProjectBudgets {
 // Statistics are objects a client caches: each has an id of its own, derived from its record's id so that it
 // is stable and never equal to that record's (a cache keys by typename and id, a crawl checks ids are unique).
 
-@ObjectType({ description: 'Figures of a project (decisions.md section 5)' })
+@ObjectType({ description: 'Figures of a project (decisions.md section 5)', simpleResolvers: true })
 export class ProjectStatistics {
   @Field(() => ID, { description: '"<projectId>:statistics"' }) @NotInRest() id!: string;
   @Field(() => ID) @NotInRest() projectId!: string;
@@ -34,7 +34,7 @@ export class ProjectStatistics {
   @Field(() => ProjectBudgets) budgets!: ProjectBudgets;
 }
 
-@ObjectType({ description: 'Figures of a template or slice (decisions.md section 5)' })
+@ObjectType({ description: 'Figures of a template or slice (decisions.md section 5)', simpleResolvers: true })
 export class TemplateStats {
   @Field(() => ID, { description: '"<templateId>:stats"' }) @NotInRest() id!: string;
   @Field(() => ID) @NotInRest() templateId!: string;

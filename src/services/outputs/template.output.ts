@@ -14,12 +14,12 @@ export class TemplateTrade {
   @Rest(() => String, { example: 'GO' }) shortName!: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class TemplateBudgets {
   @Field(() => Float) @Rest({ example: 120000 }) value!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ItemisedSheet {
   @Field(() => Int) version!: number;
   @Field() isDraft!: boolean;
@@ -27,7 +27,7 @@ export class ItemisedSheet {
 }
 
 /** The template record of interface.md; `trade`, `stats`, `documents` and `slices` resolve through DataLoaders. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @RestRecord({ description: 'The template record of the interface: a template or a slice, with its trade and statistics' })
 export class Template {
   @Field(() => ID) @Rest({ example: DEMO_IDS.templates.residenceGrosOeuvre }) id!: string;
