@@ -24,7 +24,7 @@ describe('GET /api/svc/v1/openapi.json', () => {
   });
 
   it('describes all 35 operations of the interface', () => {
-    const numbers = new Set(ALL_ROUTES.map((r) => r.operation));
+    const numbers = new Set(ALL_ROUTES.flatMap((r) => (r.operation === undefined ? [] : [r.operation])));
     expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
     const ids = Object.values(doc.paths).flatMap((item) => METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((m) => (item as Record<string, { operationId: string }>)[m].operationId));
     for (const r of ALL_ROUTES) expect(ids).toContain(r.operationId);

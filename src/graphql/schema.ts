@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { validateInstance } from '../services/validation';
 import { freshLoadsAfterMutations } from './loaders';
+import { LEVELING_RESOLVERS } from './resolvers/leveling.resolver';
 import { DirectoryResolver } from './resolvers/directory.resolver';
 import { OrganizationResolver, UserResolver } from './resolvers/organization.resolver';
 import { PAYLOAD_RESOLVERS } from './resolvers/payload.resolver';
@@ -17,7 +18,7 @@ let built: Promise<GraphQLSchema> | null = null;
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
     resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
-      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS],
+      ProjectTemplatesFieldResolver, TemplateResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS, ...LEVELING_RESOLVERS],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.
     validateFn: async (argValue) => {

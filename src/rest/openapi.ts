@@ -4,6 +4,7 @@ import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
 import { NOT_BLANK } from '../services/inputs/rules';
+import { outputComponents } from '../services/outputs/output';
 import { camelToSnake } from '../services/validation';
 import { ALIAS_PREFIX, PREFIXES, type JsonSchema, type RouteDef } from './route';
 
@@ -110,7 +111,13 @@ export function buildOpenApi(routes: RouteDef[], serverUrl = '/'): JsonSchema {
     const responses: Record<string, unknown> = {
       [r.success.status]: r.success.status === 204
         ? { description: r.success.description }
-        : { description: r.success.description, content: { 'application/json': { schema: r.success.schema ?? { type: 'object' } } } },
+        : {
+          description: r.success.description,
+          content: {
+            'application/json': { schema: r.success.schema ?? { type: 'object' } },
+            ...Object.fromEntries(Object.entries(r.success.otherMediaTypes ?? {}).map(([type, schema]) => [type, { schema }])),
+          },
+        },
     };
     for (const status of [400, 401, 403, 404, ...(r.errors ?? [])]) {
       responses[status] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: `${REF}ErrorBody` } } } };
@@ -124,7 +131,7 @@ export function buildOpenApi(routes: RouteDef[], serverUrl = '/'): JsonSchema {
     const operation: Record<string, unknown> = {
       operationId: r.operationId,
       summary: r.summary,
-      description: `Operation #${r.operation} of the interface document.`,
+      description: r.description ?? `Operation #${r.operation} of the interface document.`,
       tags: [r.tag],
       parameters,
       responses,
@@ -154,6 +161,8 @@ export function buildOpenApi(routes: RouteDef[], serverUrl = '/'): JsonSchema {
       };
     });
   }
+  // The named schemas of the answers: the output records the success schemas reference.
+  Object.assign(schemas, outputComponents(paths));
   return {
     openapi: '3.1.0',
     info: {

@@ -28,12 +28,16 @@ export interface RouteInput<P, Q, B> {
 export interface RouteResult {
   status?: number;
   body: unknown;
+  /** A body that is not JSON: its media type. */
+  type?: string;
+  /** Answered as a download (`Content-Disposition: attachment`) under this file name. */
+  attachment?: string;
 }
 
 /** One REST operation: the single definition its validation, handler and OpenAPI entry come from. */
 export interface RouteDef<P extends object = object, Q extends object = object, B extends object = object> {
-  /** Operation number in interface.md (1-35). */
-  operation: number;
+  /** Operation number in interface.md (1-35); absent for an extension beside the interface (issue 13's leveling). */
+  operation?: number;
   operationId: string;
   method: 'get' | 'post' | 'put' | 'delete';
   prefix: keyof typeof PREFIXES;
@@ -42,6 +46,8 @@ export interface RouteDef<P extends object = object, Q extends object = object, 
   /** Also served under /svc/v1. */
   alias?: boolean;
   summary: string;
+  /** More than the summary says, for the reference page. */
+  description?: string;
   tag: string;
   /** Path parameters (camelCase, as in the path). */
   params?: ClassConstructor<P>;
@@ -52,7 +58,7 @@ export interface RouteDef<P extends object = object, Q extends object = object, 
   /** A body may be left out entirely (then validated as `{}`). */
   bodyOptional?: boolean;
   /** Success status and what the body holds. */
-  success: { status: number; description: string; schema?: JsonSchema };
+  success: { status: number; description: string; schema?: JsonSchema; otherMediaTypes?: Record<string, JsonSchema> };
   /** Error statuses this operation may answer besides 400/401/403/404. */
   errors?: number[];
   handler(input: RouteInput<P, Q, B>): Promise<RouteResult>;

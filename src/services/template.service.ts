@@ -78,10 +78,13 @@ const EMPTY_STATS: TemplateStatsView = {
   contractorsInRevision: 0, contractorsIntentionIsNo: 0, contractorsIntentionIsMaybe: 0,
 };
 
-/** The template's display name: its trade's, followed by " - <slice name>" for a slice. */
+/** A template's display name: its trade's, followed by " - <slice name>" for a slice. */
+export function lotName(tradeName: string, isSlice: boolean, sliceName: string | null | undefined): string {
+  return isSlice && sliceName ? `${tradeName} - ${sliceName}` : tradeName;
+}
+
 export function templateName(t: Template): string {
-  const trade = t.trade as ProjectTrade;
-  return t.isSlice && t.sliceName ? `${trade.name} - ${t.sliceName}` : trade.name;
+  return lotName((t.trade as ProjectTrade).name, t.isSlice, t.sliceName);
 }
 
 /** A template's own fields (its trade must be loaded). */

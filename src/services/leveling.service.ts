@@ -1,0 +1,356 @@
+import { NotFoundError } from '../errors';
+import { visibleProject } from './access';
+import type {
+  LevelingCell, LevelingColumn, LevelingEntry, LevelingRow, LevelingSummary, ProjectLeveling, TemplateLeveling,
+} from './outputs/leveling.output';
+import type { ServiceContext } from './service-context';
+import { lotName } from './template.service';
+import { uuidList } from './uuid';
+
+/** `coalesce(round(a * 100 / b, 2), 0)`: a percent of b, 0 when b is 0 (decisions.md section 5). */
+const pct = (a: string, b: string) => `coalesce(round((${a}) * 100 / nullif(${b}, 0), 2), 0)`;
+
+/**
+ * The leveling of the lots (templates and slices) of the projects `array[?]` and of the templates `array[?]`,
+ * limited to the organizations `array[?]`, with the threshold `?` (a percent), in one statement whatever the
+ * number of projects, lots and offers. A project is answered with only the lots it was asked for: all of them
+ * when asked by project id.
+ *
+ * A document's state and offer (the sub_total and discount of its latest ANSWERED version), and a lot's
+ * retained offer, are the rows the statistics triggers keep (Migration20261220000000_statistics); only the
+ * number and sending time of the offer's version are read from the history, one indexed row per offer.
+ * Every figure is computed on exact numerics and rounded once, as PostgreSQL rounds numerics (half away
+ * from zero); the median of an even count is the mean of the two middle offers, kept exact for comparisons.
+ *
+ * One row per (project, lot, document); a lot without documents and a project without lots still give one.
+ */
+const LEVELING_SQL = `
+  with p as (
+    select p.id, p.name, p.scopes ->> 'currency' as currency, p.archived_at is not null as archived
+    from project p
+    where p.organization_id = any(array[?]::uuid[])
+      and (p.id = any(array[?]::uuid[]) or p.id in (select t.project_id from template t where t.id = any(array[?]::uuid[])))
+  ),
+  lot as (
+    select t.id as template_id, t.project_id, t.budget, t.is_slice, t.slice_name, t.selected_consultation_id,
+      tr.id as trade_id, tr.number as trade_number, tr.name as trade_name,
+      ts.retained_sub_total - ts.retained_discount as retained,
+      row_number() over (partition by t.project_id
+        order by tr.number, tr.created_at, tr.id, t.is_slice, t.created_at, t.id) as position
+    from p
+    join template t on t.project_id = p.id
+    join project_trade tr on tr.id = t.trade_id
+    left join template_statistics ts on ts.template_id = t.id
+    where t.project_id = any(array[?]::uuid[]) or t.id = any(array[?]::uuid[])
+  ),
+  doc as (
+    select ds.document_id, ds.template_id, ds.contractor_id, c.name as contractor_name, ds.state, ds.intention,
+      ds.offer_sub_total as sub_total, ds.offer_discount as discount, ds.offer_sub_total - ds.offer_discount as amount,
+      d.created_at as invited_at
+    from lot
+    join document_statistics ds on ds.template_id = lot.template_id
+    join document d on d.id = ds.document_id
+    join contractor c on c.id = ds.contractor_id
+  ),
+  ranked as (
+    select doc.*, rank() over (partition by doc.template_id order by doc.amount) as rank,
+      row_number() over (partition by doc.template_id order by doc.amount) as n,
+      count(*) over (partition by doc.template_id) as offers
+    from doc where doc.amount is not null
+  ),
+  stat as (
+    select r.template_id, count(*) as offers, min(r.amount) as lowest, max(r.amount) as highest, avg(r.amount) as mean,
+      avg(r.amount) filter (where r.n in ((r.offers + 1) / 2, (r.offers + 2) / 2)) as median
+    from ranked r group by r.template_id
+  ),
+  docs as (
+    select doc.template_id, count(*) as documents from doc group by doc.template_id
+  ),
+  flagged as (
+    select doc.*, r.rank, lot.budget, stat.lowest, stat.median,
+      doc.amount = stat.lowest as is_lowest,
+      coalesce(doc.amount is not null and case when sel.document_id is not null then doc.document_id = sel.document_id
+        else doc.amount = stat.lowest end, false) as is_retained,
+      coalesce(doc.document_id = lot.selected_consultation_id, false) as is_selected,
+      coalesce(stat.median > 0 and (stat.median - doc.amount) * 100 > ?::numeric * stat.median, false) as is_abnormally_low
+    from doc
+    join lot on lot.template_id = doc.template_id
+    left join ranked r on r.document_id = doc.document_id
+    left join stat on stat.template_id = doc.template_id
+    left join doc sel on sel.document_id = lot.selected_consultation_id and sel.template_id = lot.template_id and sel.amount is not null
+  ),
+  tot as (
+    select lot.project_id, count(*) as lots, count(stat.template_id) as lots_with_offers,
+      sum(lot.budget) as budget, coalesce(sum(lot.budget) filter (where stat.template_id is not null), 0) as offered_budget,
+      coalesce(sum(stat.lowest), 0) as lowest, coalesce(sum(lot.retained), 0) as retained
+    from lot left join stat on stat.template_id = lot.template_id
+    group by lot.project_id
+  )
+  select p.id as project_id, p.name as project_name, p.currency, p.archived,
+    tot.lots, tot.lots_with_offers, tot.budget as total_budget, tot.offered_budget, tot.lowest as total_lowest,
+    tot.lowest - tot.budget as total_lowest_deviation, ${pct('tot.lowest - tot.budget', 'tot.budget')} as total_lowest_deviation_percent,
+    tot.retained as total_retained,
+    tot.retained - tot.budget as total_retained_deviation, ${pct('tot.retained - tot.budget', 'tot.budget')} as total_retained_deviation_percent,
+    lot.template_id, lot.trade_id, lot.trade_number, lot.trade_name, lot.is_slice, lot.slice_name, lot.selected_consultation_id,
+    lot.budget, coalesce(docs.documents, 0) as documents, coalesce(stat.offers, 0) as offers,
+    stat.lowest, stat.highest, round(stat.median, 2) as median, round(stat.mean, 2) as mean,
+    stat.highest - stat.lowest as spread, ${pct('stat.highest - stat.lowest', 'stat.lowest')} as spread_percent,
+    lot.retained, lot.retained - lot.budget as retained_deviation, ${pct('lot.retained - lot.budget', 'lot.budget')} as retained_deviation_percent,
+    f.document_id, f.contractor_id, f.contractor_name, f.state, f.intention,
+    v.version, v.sent_at, f.sub_total, f.discount, f.amount, f.rank,
+    f.amount - f.budget as budget_deviation, ${pct('f.amount - f.budget', 'f.budget')} as budget_deviation_percent,
+    f.amount - f.lowest as lowest_deviation, ${pct('f.amount - f.lowest', 'f.lowest')} as lowest_deviation_percent,
+    round(f.amount - f.median, 2) as median_deviation, ${pct('f.amount - f.median', 'f.median')} as median_deviation_percent,
+    f.is_lowest, f.is_retained, f.is_selected, f.is_abnormally_low
+  from p
+  left join tot on tot.project_id = p.id
+  left join lot on lot.project_id = p.id
+  left join docs on docs.template_id = lot.template_id
+  left join stat on stat.template_id = lot.template_id
+  left join flagged f on f.template_id = lot.template_id
+  left join lateral (
+    select v.version, v.sent_at from document_version v
+    where f.amount is not null and v.document_id = f.document_id and v.status = 'ANSWERED'
+    order by v.version desc limit 1
+  ) v on true
+  order by p.id, lot.position, f.amount is null, f.amount, f.contractor_name, f.invited_at, f.document_id`;
+
+/** pg answers numeric and bigint as strings. */
+type Num = string | null;
+
+interface LevelingRowData {
+  project_id: string;
+  project_name: string;
+  currency: string | null;
+  archived: boolean;
+  lots: Num;
+  lots_with_offers: Num;
+  total_budget: Num;
+  offered_budget: Num;
+  total_lowest: Num;
+  total_lowest_deviation: Num;
+  total_lowest_deviation_percent: Num;
+  total_retained: Num;
+  total_retained_deviation: Num;
+  total_retained_deviation_percent: Num;
+  template_id: string | null;
+  trade_id: string;
+  trade_number: string;
+  trade_name: string;
+  is_slice: boolean;
+  slice_name: string | null;
+  selected_consultation_id: string | null;
+  budget: string;
+  documents: string;
+  offers: string;
+  lowest: Num;
+  highest: Num;
+  median: Num;
+  mean: Num;
+  spread: Num;
+  spread_percent: Num;
+  retained: Num;
+  retained_deviation: Num;
+  retained_deviation_percent: Num;
+  document_id: string | null;
+  contractor_id: string;
+  contractor_name: string;
+  state: string;
+  intention: string | null;
+  version: number | null;
+  sent_at: Date | null;
+  sub_total: Num;
+  discount: Num;
+  amount: Num;
+  rank: Num;
+  budget_deviation: Num;
+  budget_deviation_percent: Num;
+  lowest_deviation: Num;
+  lowest_deviation_percent: Num;
+  median_deviation: Num;
+  median_deviation_percent: Num;
+  is_lowest: boolean;
+  is_retained: boolean;
+  is_selected: boolean;
+  is_abnormally_low: boolean;
+}
+
+/**
+ * A numeric as the JSON number it is sent as. Values are exact with at most 2 decimals already (money is
+ * numeric(14,2), the rest rounded in SQL): the nearest double prints as those digits.
+ */
+const num = (s: Num): number => Number(s ?? 0);
+const numOrNull = (s: Num): number | null => (s === null ? null : Number(s));
+const amountPercent = (value: Num, percent: Num) => (value === null ? null : { value: num(value), percent: num(percent) });
+
+function entryOf(r: LevelingRowData): LevelingEntry {
+  const offered = r.amount !== null;
+  return {
+    documentId: r.document_id!,
+    contractorId: r.contractor_id,
+    contractorName: r.contractor_name,
+    state: r.state,
+    intention: r.intention,
+    offer: offered ? { version: r.version!, sentAt: r.sent_at, subTotal: num(r.sub_total), discount: num(r.discount), amount: num(r.amount) } : null,
+    rank: offered ? num(r.rank) : null,
+    deviationFromBudget: offered ? amountPercent(r.budget_deviation, r.budget_deviation_percent) : null,
+    deviationFromLowest: offered ? amountPercent(r.lowest_deviation, r.lowest_deviation_percent) : null,
+    deviationFromMedian: offered ? amountPercent(r.median_deviation, r.median_deviation_percent) : null,
+    lowest: !!r.is_lowest,
+    retained: r.is_retained,
+    selected: r.is_selected,
+    abnormallyLow: r.is_abnormally_low,
+  };
+}
+
+function summaryOf(r: LevelingRowData): LevelingSummary {
+  return {
+    documents: num(r.documents),
+    offers: num(r.offers),
+    lowest: numOrNull(r.lowest),
+    highest: numOrNull(r.highest),
+    median: numOrNull(r.median),
+    mean: numOrNull(r.mean),
+    spread: amountPercent(r.spread, r.spread_percent),
+    budget: num(r.budget),
+    retained: numOrNull(r.retained),
+    retainedDeviation: amountPercent(r.retained_deviation, r.retained_deviation_percent),
+    abnormallyLow: 0,
+  };
+}
+
+function lotOf(r: LevelingRowData, threshold: number): TemplateLeveling {
+  return {
+    templateId: r.template_id!,
+    name: lotName(r.trade_name, r.is_slice, r.slice_name),
+    tradeId: r.trade_id,
+    tradeNumber: r.trade_number,
+    isSlice: r.is_slice,
+    slice: r.is_slice ? r.slice_name : null,
+    selectedConsultationId: r.selected_consultation_id,
+    abnormallyLowBelowMedianPercent: threshold,
+    summary: summaryOf(r),
+    documents: [],
+  };
+}
+
+/** A project's leveling from its lots: the matrix, with each contractor who made an offer as one column. */
+function projectOf(first: LevelingRowData, lots: TemplateLeveling[], threshold: number): ProjectLeveling {
+  const columns = new Map<string, LevelingColumn>();
+  for (const lot of lots) {
+    for (const d of lot.documents) if (d.offer) columns.set(d.contractorId, { contractorId: d.contractorId, contractorName: d.contractorName });
+  }
+  const contractors = [...columns.values()].sort((a, b) => a.contractorName.localeCompare(b.contractorName, 'fr') || (a.contractorId < b.contractorId ? -1 : 1));
+  const matrix: LevelingRow[] = lots.map((lot) => {
+    const byContractor = new Map(lot.documents.map((d) => [d.contractorId, d]));
+    const cells: LevelingCell[] = contractors.map(({ contractorId }) => {
+      const d = byContractor.get(contractorId);
+      return {
+        contractorId,
+        documentId: d?.documentId ?? null,
+        state: d?.state ?? null,
+        amount: d?.offer?.amount ?? null,
+        rank: d?.rank ?? null,
+        lowest: d?.lowest ?? false,
+        retained: d?.retained ?? false,
+        abnormallyLow: d?.abnormallyLow ?? false,
+      };
+    });
+    return { templateId: lot.templateId, name: lot.name, budget: lot.summary.budget, lowest: lot.summary.lowest, retained: lot.summary.retained, cells };
+  });
+  return {
+    projectId: first.project_id,
+    name: first.project_name,
+    currency: first.currency,
+    archived: first.archived,
+    abnormallyLowBelowMedianPercent: threshold,
+    lots,
+    contractors,
+    matrix,
+    totals: {
+      lots: num(first.lots),
+      lotsWithOffers: num(first.lots_with_offers),
+      budget: num(first.total_budget),
+      offeredLotsBudget: num(first.offered_budget),
+      lowest: num(first.total_lowest),
+      lowestDeviation: { value: num(first.total_lowest_deviation), percent: num(first.total_lowest_deviation_percent) },
+      retained: num(first.total_retained),
+      retainedDeviation: { value: num(first.total_retained_deviation), percent: num(first.total_retained_deviation_percent) },
+    },
+    lotsWithoutOffers: lots.filter((l) => l.summary.offers === 0)
+      .map((l) => ({ templateId: l.templateId, name: l.name, budget: l.summary.budget, documents: l.summary.documents })),
+  };
+}
+
+/**
+ * Bid leveling (issue 13, docs/leveling.md): each lot's offers side by side, ranked, against the budget, the
+ * lowest and the median offer, with the abnormally low ones flagged; per project, the lots × contractors
+ * matrix and the sums against the budget. One statement for any number of projects or lots, limited to the
+ * caller's Administrator organizations; archived projects included.
+ */
+export class LevelingService {
+  constructor(private readonly sc: ServiceContext) {}
+
+  /** Levelings of many projects at once, by (lowercase) project id; projects the caller may not see are absent. */
+  async projects(projectIds: readonly string[], threshold: number): Promise<Map<string, ProjectLeveling>> {
+    const ids = uuidList(projectIds);
+    const out = new Map<string, ProjectLeveling>();
+    if (ids.length === 0) return out;
+    for (const { first, lots } of await this.read(ids, [], threshold)) out.set(first.project_id, projectOf(first, lots, threshold));
+    return out;
+  }
+
+  /** Levelings of many lots (templates or slices) at once, by (lowercase) template id; absent when not visible. */
+  async templates(templateIds: readonly string[], threshold: number): Promise<Map<string, TemplateLeveling>> {
+    const ids = uuidList(templateIds);
+    const out = new Map<string, TemplateLeveling>();
+    if (ids.length === 0) return out;
+    for (const { lots } of await this.read([], ids, threshold)) for (const lot of lots) out.set(lot.templateId, lot);
+    return out;
+  }
+
+  /** The leveling of a project; 404 when the caller may not see it. */
+  async ofProject(projectId: string, threshold: number): Promise<ProjectLeveling> {
+    const leveling = (await this.projects([projectId], threshold)).get(projectId.toLowerCase());
+    if (!leveling) throw new NotFoundError('Project not found');
+    return leveling;
+  }
+
+  /** The leveling of a template or slice of a project; 404 for a project the caller may not see, then for a template not of it. */
+  async ofTemplate(projectId: string, templateId: string, threshold: number): Promise<TemplateLeveling> {
+    const projects = await this.read([], uuidList([templateId]), threshold);
+    const lot = projects.find((p) => p.first.project_id === projectId.toLowerCase())?.lots[0];
+    if (lot) return lot;
+    await visibleProject(this.sc, projectId);
+    throw new NotFoundError('Template not found');
+  }
+
+  /** The statement's rows grouped by project, then lot, in order. */
+  private async read(projectIds: string[], templateIds: string[], threshold: number) {
+    const organizations = uuidList(this.sc.caller.adminOrganizationIds);
+    const rows = await this.sc.em.execute<LevelingRowData[]>(LEVELING_SQL, [
+      organizations, projectIds, templateIds, projectIds, templateIds, String(threshold),
+    ]);
+    const projects: Array<{ first: LevelingRowData; lots: TemplateLeveling[] }> = [];
+    let lot: TemplateLeveling | null = null;
+    for (const r of rows) {
+      let project = projects[projects.length - 1];
+      if (!project || project.first.project_id !== r.project_id) {
+        project = { first: r, lots: [] };
+        projects.push(project);
+        lot = null;
+      }
+      if (r.template_id === null) continue;
+      if (!lot || lot.templateId !== r.template_id) {
+        lot = lotOf(r, threshold);
+        project.lots.push(lot);
+      }
+      if (r.document_id !== null) {
+        const entry = entryOf(r);
+        lot.documents.push(entry);
+        if (entry.abnormallyLow) lot.summary.abnormallyLow++;
+      }
+    }
+    return projects;
+  }
+}
