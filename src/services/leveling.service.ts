@@ -97,7 +97,7 @@ const LEVELING_SQL = `
     stat.highest - stat.lowest as spread, ${pct('stat.highest - stat.lowest', 'stat.lowest')} as spread_percent,
     lot.retained, lot.retained - lot.budget as retained_deviation, ${pct('lot.retained - lot.budget', 'lot.budget')} as retained_deviation_percent,
     f.document_id, f.contractor_id, f.contractor_name, f.state, f.intention,
-    v.version, v.sent_at, f.sub_total, f.discount, f.amount, f.rank,
+    v.version, extract(epoch from v.sent_at) * 1000 as sent_at_ms, f.sub_total, f.discount, f.amount, f.rank,
     f.amount - f.budget as budget_deviation, ${pct('f.amount - f.budget', 'f.budget')} as budget_deviation_percent,
     f.amount - f.lowest as lowest_deviation, ${pct('f.amount - f.lowest', 'f.lowest')} as lowest_deviation_percent,
     round(f.amount - f.median, 2) as median_deviation, ${pct('f.amount - f.median', 'f.median')} as median_deviation_percent,
@@ -158,7 +158,7 @@ interface LevelingRowData {
   state: string;
   intention: string | null;
   version: number | null;
-  sent_at: Date | null;
+  sent_at_ms: Num;
   sub_total: Num;
   discount: Num;
   amount: Num;
@@ -191,7 +191,7 @@ function entryOf(r: LevelingRowData): LevelingEntry {
     contractorName: r.contractor_name,
     state: r.state,
     intention: r.intention,
-    offer: offered ? { version: r.version!, sentAt: r.sent_at, subTotal: num(r.sub_total), discount: num(r.discount), amount: num(r.amount) } : null,
+    offer: offered ? { version: r.version!, sentAt: r.sent_at_ms === null ? null : new Date(Number(r.sent_at_ms)), subTotal: num(r.sub_total), discount: num(r.discount), amount: num(r.amount) } : null,
     rank: offered ? num(r.rank) : null,
     deviationFromBudget: offered ? amountPercent(r.budget_deviation, r.budget_deviation_percent) : null,
     deviationFromLowest: offered ? amountPercent(r.lowest_deviation, r.lowest_deviation_percent) : null,
