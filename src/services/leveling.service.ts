@@ -27,9 +27,11 @@ const pct = (a: string, b: string) => `coalesce(round((${a}) * 100 / nullif(${b}
 const LEVELING_SQL = `
   with p as (
     select p.id, p.name, p.scopes ->> 'currency' as currency, p.archived_at is not null as archived
-    from project p
-    where p.organization_id = any(array[?]::uuid[])
-      and (p.id = any(array[?]::uuid[]) or p.id in (select t.project_id from template t where t.id = any(array[?]::uuid[])))
+    from project p where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
+    union
+    select p.id, p.name, p.scopes ->> 'currency', p.archived_at is not null
+    from template t join project p on p.id = t.project_id
+    where t.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
   ),
   lot as (
     select t.id as template_id, t.project_id, t.budget, t.is_slice, t.slice_name, t.selected_consultation_id,
@@ -46,44 +48,35 @@ const LEVELING_SQL = `
   doc as (
     select ds.document_id, ds.template_id, ds.contractor_id, c.name as contractor_name, ds.state, ds.intention,
       ds.offer_sub_total as sub_total, ds.offer_discount as discount, ds.offer_sub_total - ds.offer_discount as amount,
-      d.created_at as invited_at
+      d.created_at as invited_at, lot.budget, lot.selected_consultation_id
     from lot
     join document_statistics ds on ds.template_id = lot.template_id
     join document d on d.id = ds.document_id
     join contractor c on c.id = ds.contractor_id
   ),
-  ranked as (
-    select doc.*, rank() over (partition by doc.template_id order by doc.amount) as rank,
+  -- The lot's figures on each of its documents, by window: no join back, whatever the number of lots.
+  lotwide as (
+    select doc.*,
+      case when doc.amount is not null then rank() over (partition by doc.template_id order by doc.amount) end as rank,
       row_number() over (partition by doc.template_id order by doc.amount) as n,
-      count(*) over (partition by doc.template_id) as offers
-    from doc where doc.amount is not null
-  ),
-  stat as (
-    select r.template_id, count(*) as offers, min(r.amount) as lowest, max(r.amount) as highest, avg(r.amount) as mean,
-      avg(r.amount) filter (where r.n in ((r.offers + 1) / 2, (r.offers + 2) / 2)) as median
-    from ranked r group by r.template_id
-  ),
-  docs as (
-    select doc.template_id, count(*) as documents from doc group by doc.template_id
-  ),
-  flagged as (
-    select doc.*, r.rank, lot.budget, stat.lowest, stat.median,
-      doc.amount = stat.lowest as is_lowest,
-      coalesce(doc.amount is not null and case when sel.document_id is not null then doc.document_id = sel.document_id
-        else doc.amount = stat.lowest end, false) as is_retained,
-      coalesce(doc.document_id = lot.selected_consultation_id, false) as is_selected,
-      coalesce(stat.median > 0 and (stat.median - doc.amount) * 100 > ?::numeric * stat.median, false) as is_abnormally_low
+      count(*) over lot as documents,
+      count(doc.amount) over lot as offers,
+      min(doc.amount) over lot as lowest,
+      max(doc.amount) over lot as highest,
+      avg(doc.amount) over lot as mean,
+      coalesce(bool_or(doc.document_id = doc.selected_consultation_id and doc.amount is not null) over lot, false) as selected_offered
     from doc
-    join lot on lot.template_id = doc.template_id
-    left join ranked r on r.document_id = doc.document_id
-    left join stat on stat.template_id = doc.template_id
-    left join doc sel on sel.document_id = lot.selected_consultation_id and sel.template_id = lot.template_id and sel.amount is not null
+    window lot as (partition by doc.template_id)
+  ),
+  f as (
+    select l.*, avg(l.amount) filter (where l.n in ((l.offers + 1) / 2, (l.offers + 2) / 2)) over (partition by l.template_id) as median
+    from lotwide l
   ),
   tot as (
-    select lot.project_id, count(*) as lots, count(stat.template_id) as lots_with_offers,
-      sum(lot.budget) as budget, coalesce(sum(lot.budget) filter (where stat.template_id is not null), 0) as offered_budget,
-      coalesce(sum(stat.lowest), 0) as lowest, coalesce(sum(lot.retained), 0) as retained
-    from lot left join stat on stat.template_id = lot.template_id
+    select lot.project_id, count(*) as lots, count(low.lowest) as lots_with_offers,
+      sum(lot.budget) as budget, coalesce(sum(lot.budget) filter (where low.lowest is not null), 0) as offered_budget,
+      coalesce(sum(low.lowest), 0) as lowest, coalesce(sum(lot.retained), 0) as retained
+    from lot left join (select doc.template_id, min(doc.amount) as lowest from doc group by doc.template_id) low on low.template_id = lot.template_id
     group by lot.project_id
   )
   select p.id as project_id, p.name as project_name, p.currency, p.archived,
@@ -92,22 +85,24 @@ const LEVELING_SQL = `
     tot.retained as total_retained,
     tot.retained - tot.budget as total_retained_deviation, ${pct('tot.retained - tot.budget', 'tot.budget')} as total_retained_deviation_percent,
     lot.template_id, lot.trade_id, lot.trade_number, lot.trade_name, lot.is_slice, lot.slice_name, lot.selected_consultation_id,
-    lot.budget, coalesce(docs.documents, 0) as documents, coalesce(stat.offers, 0) as offers,
-    stat.lowest, stat.highest, round(stat.median, 2) as median, round(stat.mean, 2) as mean,
-    stat.highest - stat.lowest as spread, ${pct('stat.highest - stat.lowest', 'stat.lowest')} as spread_percent,
+    lot.budget, coalesce(f.documents, 0) as documents, coalesce(f.offers, 0) as offers,
+    f.lowest, f.highest, round(f.median, 2) as median, round(f.mean, 2) as mean,
+    f.highest - f.lowest as spread, ${pct('f.highest - f.lowest', 'f.lowest')} as spread_percent,
     lot.retained, lot.retained - lot.budget as retained_deviation, ${pct('lot.retained - lot.budget', 'lot.budget')} as retained_deviation_percent,
     f.document_id, f.contractor_id, f.contractor_name, f.state, f.intention,
     v.version, extract(epoch from v.sent_at) * 1000 as sent_at_ms, f.sub_total, f.discount, f.amount, f.rank,
     f.amount - f.budget as budget_deviation, ${pct('f.amount - f.budget', 'f.budget')} as budget_deviation_percent,
     f.amount - f.lowest as lowest_deviation, ${pct('f.amount - f.lowest', 'f.lowest')} as lowest_deviation_percent,
     round(f.amount - f.median, 2) as median_deviation, ${pct('f.amount - f.median', 'f.median')} as median_deviation_percent,
-    f.is_lowest, f.is_retained, f.is_selected, f.is_abnormally_low
+    coalesce(f.amount = f.lowest, false) as is_lowest,
+    coalesce(f.amount is not null and case when f.selected_offered then f.document_id = f.selected_consultation_id
+      else f.amount = f.lowest end, false) as is_retained,
+    coalesce(f.document_id = f.selected_consultation_id, false) as is_selected,
+    coalesce(f.median > 0 and (f.median - f.amount) * 100 > ?::numeric * f.median, false) as is_abnormally_low
   from p
   left join tot on tot.project_id = p.id
   left join lot on lot.project_id = p.id
-  left join docs on docs.template_id = lot.template_id
-  left join stat on stat.template_id = lot.template_id
-  left join flagged f on f.template_id = lot.template_id
+  left join f on f.template_id = lot.template_id
   left join lateral (
     select v.version, v.sent_at from document_version v
     where f.amount is not null and v.document_id = f.document_id and v.status = 'ANSWERED'
@@ -196,7 +191,7 @@ function entryOf(r: LevelingRowData): LevelingEntry {
     deviationFromBudget: offered ? amountPercent(r.budget_deviation, r.budget_deviation_percent) : null,
     deviationFromLowest: offered ? amountPercent(r.lowest_deviation, r.lowest_deviation_percent) : null,
     deviationFromMedian: offered ? amountPercent(r.median_deviation, r.median_deviation_percent) : null,
-    lowest: !!r.is_lowest,
+    lowest: r.is_lowest,
     retained: r.is_retained,
     selected: r.is_selected,
     abnormallyLow: r.is_abnormally_low,
@@ -329,7 +324,7 @@ export class LevelingService {
   private async read(projectIds: string[], templateIds: string[], threshold: number) {
     const organizations = uuidList(this.sc.caller.adminOrganizationIds);
     const rows = await this.sc.em.execute<LevelingRowData[]>(LEVELING_SQL, [
-      organizations, projectIds, templateIds, projectIds, templateIds, String(threshold),
+      projectIds, organizations, templateIds, organizations, projectIds, templateIds, String(threshold),
     ]);
     const projects: Array<{ first: LevelingRowData; lots: TemplateLeveling[] }> = [];
     let lot: TemplateLeveling | null = null;
