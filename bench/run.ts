@@ -1,6 +1,7 @@
 import { run as archive } from './archive.bench';
 import { run as auth } from './auth.bench';
 import { run as compression } from './compression.bench';
+import { run as leveling } from './leveling.bench';
 import { run as rateLimit } from './rate-limit.bench';
 import { run as statistics } from './statistics.bench';
 
@@ -12,6 +13,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   archive,
   auth,
   compression,
+  leveling,
   'rate-limit': rateLimit,
   statistics,
 };

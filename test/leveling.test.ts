@@ -357,6 +357,12 @@ describe('GET /api/svc/v1/projects/{projectId}/leveling as a spreadsheet', () =>
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="Leveling crafted test project - leveling.xlsx"');
   });
 
+  it('names a download of a project whose name is not ASCII in UTF-8 too (RFC 6266 filename*)', async () => {
+    const res = await fetch(`${t.url}${P}/projects/${DEMO_IDS.projects.residence}/leveling?format=xlsx`, { headers: { Authorization: `Bearer ${architect}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toContain("filename*=UTF-8''R%C3%A9sidence%20Les%20Tilleuls%20%E2%80%93%2042%20logements%20-%20leveling.xlsx");
+  });
+
   it('has a summary sheet and one sheet per lot, with frozen header rows', async () => {
     const { res, body } = await xlsx('?format=xlsx');
     const book = await workbook(res, body);

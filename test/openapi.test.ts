@@ -54,6 +54,24 @@ describe('GET /api/svc/v1/openapi.json', () => {
   });
 });
 
+describe('the leveling extension in the OpenAPI document (issue 13)', () => {
+  it('describes both paths with named schemas from the output records, and the spreadsheet and CSV answers', () => {
+    const project = doc.paths['/api/svc/v1/projects/{projectId}/leveling'].get;
+    expect(project.responses['200'].content['application/json'].schema.properties.leveling).toEqual({ $ref: '#/components/schemas/ProjectLeveling' });
+    expect(Object.keys(project.responses['200'].content)).toEqual(['application/json', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'text/csv']);
+    expect(project.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort()).toEqual(['abnormally_low_below_median_percent', 'format']);
+    const template = doc.paths['/api/svc/v1/projects/{projectId}/templates/{templateId}/leveling'].get;
+    expect(template.responses['200'].content['application/json'].schema.properties.leveling).toEqual({ $ref: '#/components/schemas/TemplateLeveling' });
+    expect(template.responses['404']).toBeDefined();
+    const schemas = doc.components.schemas;
+    for (const name of ['ProjectLeveling', 'TemplateLeveling', 'LevelingEntry', 'LevelingOffer', 'LevelingSummary', 'LevelingRow', 'LevelingCell', 'LevelingColumn', 'LevelingTotals', 'LevelingLot', 'AmountPercent']) {
+      expect([name, schemas[name]?.type]).toEqual([name, 'object']);
+    }
+    expect(schemas.LevelingEntry.properties.deviation_from_median).toEqual({ oneOf: [{ $ref: '#/components/schemas/AmountPercent' }, { type: 'null' }] });
+    expect(schemas.TemplateLeveling.properties.documents).toEqual({ type: 'array', items: { $ref: '#/components/schemas/LevelingEntry' } });
+  });
+});
+
 describe('GET /api/svc/v1/docs', () => {
   it('serves a reference page and its assets from the installed swagger-ui-dist, no CDN', async () => {
     const page = await request(t.url, 'GET', '/api/svc/v1/docs');
