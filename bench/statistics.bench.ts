@@ -11,12 +11,14 @@ import { StatisticsService } from '../src/services/statistics.service';
 import { startBareStatisticsServer } from './bare-statistics-server';
 import { addOtherOrganizations, BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
 import { load } from './http-load';
+import { oracleProjectStatistics, oracleTemplateStats } from '../test/support/statistics-oracle';
 
 /**
  * Statistics at dashboard scale (issue 10). Builds the dashboard data set (bench/dataset.ts: 1,005 projects,
  * 8,011 templates and slices, 48,025 documents, 96,022 versions) in a scratch database, then:
- * - times StatisticsService.projectStatistics and templateStats for 1, 100 and 1,000 ids (median of RUNS);
- * - the dashboard's two statistics statements for 50 projects (their 400 templates), EXPLAIN ANALYZE;
+ * - times StatisticsService.projectStatistics and templateStats for 1, 100 and 1,000 ids (median of RUNS),
+ *   interleaved with the formulas recomputed from the histories as before issue 10 (the tests' oracle);
+ * - the dashboard's two statistics statements for 50 projects (their 400 templates), EXPLAIN ANALYZE, both ways;
  * - REST statistics (#5) throughput against a bare node:http + pg server running the same statement
  *   (bench/bare-statistics-server.ts), 16 connections, autocannon from a process of its own, and the SQL
  *   statements one REST request runs;
@@ -68,6 +70,10 @@ type Counter = ReturnType<typeof statementCounter>;
 /** Medians in milliseconds by label. */
 type Figures = Record<string, number>;
 
+/**
+ * Times `now` (the service) and `before` (the formulas recomputed from the histories, as before issue 10:
+ * test/support/statistics-oracle.ts) on the same rows, interleaved so that the machine's load weighs on both.
+ */
 async function timeService(orm: MikroORM, url: string, counter: Counter, label: string, sizes: number[]): Promise<Figures> {
   const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: url, LOG_LEVEL: 'silent' });
   const service = () => new StatisticsService({ em: orm.em.fork(), caller: ARCHITECT, config });
@@ -75,25 +81,35 @@ async function timeService(orm: MikroORM, url: string, counter: Counter, label: 
   const projectIds = (await execute<Array<{ id: string }>>(BENCH_PROJECT_IDS_SQL)).map((r) => r.id);
   const templateIds = (await execute<Array<{ id: string }>>(
     `select id from template where legacy_id like 'BENCH%' order by legacy_id`)).map((r) => r.id);
+  const orgs = ARCHITECT.adminOrganizationIds;
   const figures: Figures = {};
-  const measure = async (name: string, size: number, call: () => Promise<Map<string, unknown>>) => {
-    await call(); // warm-up: plans and caches
-    const times: number[] = [];
-    let m = await counter.measure(call);
+  type Call = () => Promise<Map<string, unknown>>;
+  const measure = async (name: string, size: number, now: Call, before: Call) => {
+    await now(); // warm-up: plans and caches
+    await before();
+    const times = { now: [] as number[], before: [] as number[] };
+    let m = await counter.measure(now);
     for (let i = 0; i < RUNS; i++) {
-      const started = performance.now();
-      m = await counter.measure(call);
-      times.push(performance.now() - started);
+      let started = performance.now();
+      m = await counter.measure(now);
+      times.now.push(performance.now() - started);
+      started = performance.now();
+      await before();
+      times.before.push(performance.now() - started);
     }
-    figures[`${name} ${size}`] = median(times);
-    console.log(`statistics ${label}: ${name.padEnd(18)} n=${String(size).padStart(5)}  median ${median(times).toFixed(1).padStart(7)} ms  ` +
-      `(min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)})  ${m.statements} SQL statement(s)  ${m.result.size} answered`);
+    figures[`${name} ${size}`] = median(times.now);
+    figures[`${name} ${size} before`] = median(times.before);
+    console.log(`statistics ${label}: ${name.padEnd(18)} n=${String(size).padStart(5)}  maintained: median ${median(times.now).toFixed(1).padStart(6)} ms ` +
+      `(min ${Math.min(...times.now).toFixed(1)}, max ${Math.max(...times.now).toFixed(1)}), ${m.statements} SQL statement(s), ${m.result.size} answered;  ` +
+      `recomputed from the histories (before): median ${median(times.before).toFixed(1).padStart(7)} ms`);
   };
   for (const n of sizes.filter((x) => x <= projectIds.length)) {
-    await measure('projectStatistics', n, () => service().projectStatistics(projectIds.slice(0, n)));
+    const ids = projectIds.slice(0, n);
+    await measure('projectStatistics', n, () => service().projectStatistics(ids), () => oracleProjectStatistics(orm.em.fork(), ids, orgs));
   }
   for (const n of sizes.filter((x) => x <= templateIds.length)) {
-    await measure('templateStats', n, () => service().templateStats(templateIds.slice(0, n)));
+    const ids = templateIds.slice(0, n);
+    await measure('templateStats', n, () => service().templateStats(ids), () => oracleTemplateStats(orm.em.fork(), ids, orgs));
   }
   return figures;
 }
@@ -110,9 +126,12 @@ async function explainDashboard(orm: MikroORM, url: string, counter: Counter, la
   const templateIds = (await execute<Array<{ id: string }>>(
     'select id from template where project_id = any(array[?]::uuid[]) order by id', [projectIds])).map((r) => r.id);
   const figures: Figures = {};
+  const orgs = ARCHITECT.adminOrganizationIds;
   const statements: Array<[string, () => Promise<unknown>]> = [
     ['project statistics', () => service().projectStatistics(projectIds)],
     [`template stats (${templateIds.length})`, () => service().templateStats(templateIds)],
+    ['project statistics, before', () => oracleProjectStatistics(orm.em.fork(), projectIds, orgs)],
+    [`template stats (${templateIds.length}), before`, () => oracleTemplateStats(orm.em.fork(), templateIds, orgs)],
   ];
   for (const [name, call] of statements) {
     const [{ sql, bindings }] = (await counter.measure(call)).sql;
@@ -122,17 +141,17 @@ async function explainDashboard(orm: MikroORM, url: string, counter: Counter, la
       if (i > 0) times.push(row['QUERY PLAN'][0]['Execution Time']);
     }
     figures[name] = median(times);
-    console.log(`statistics ${label}: dashboard statement, ${name.padEnd(22)} 50 projects  EXPLAIN ANALYZE median ${median(times).toFixed(2)} ms`);
+    console.log(`statistics ${label}: dashboard statement, ${name.padEnd(30)} 50 projects  EXPLAIN ANALYZE median ${median(times).toFixed(2)} ms`);
   }
   return figures;
 }
 
 /** REST #5 against the bare server, 16 connections, interleaved rounds; requests per second. */
-async function restVsBare(orm: MikroORM, url: string, counter: Counter): Promise<Figures> {
+async function restVsBare(orm: MikroORM, url: string, counter: Counter, store: 'postgres' | 'memory'): Promise<Figures> {
   const seconds = Math.max(1, Number(process.env.BENCH_HTTP_SECONDS ?? 8) || 8);
   const config = loadConfig({
     NODE_ENV: 'production', AUTH_DEV_PROVIDER: 'true', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: String(POOL),
-    RATE_LIMIT_API_POINTS: '1000000000',
+    RATE_LIMIT_API_POINTS: '1000000000', RATE_LIMIT_STORE: store,
   });
   const app = await createApp({ config, orm, log: createLogger(config) });
   const server = await listen(app, '127.0.0.1', 0);
@@ -166,7 +185,7 @@ async function restVsBare(orm: MikroORM, url: string, counter: Counter): Promise
       rest.push((await load(server.url, restPaths, { headers, connections: 16, seconds })).requests);
     }
     const figures = { rest: median(rest), bare: median(floor) };
-    console.log(`statistics: REST #5 ${figures.rest.toFixed(0)} req/s, bare node:http + pg ${figures.bare.toFixed(0)} req/s ` +
+    console.log(`statistics: REST #5 (rate limits counted in ${store}) ${figures.rest.toFixed(0)} req/s, bare node:http + pg ${figures.bare.toFixed(0)} req/s ` +
       `(median of ${rest.length} rounds of ${seconds} s, 16 connections): ${(figures.rest / figures.bare).toFixed(2)}x ` +
       `[rest ${rest.map((x) => x.toFixed(0)).join(', ')}; bare ${floor.map((x) => x.toFixed(0)).join(', ')}]`);
     return figures;
@@ -182,7 +201,11 @@ export async function measureStatistics(orm: MikroORM, url: string, otherFactor:
   const counter = statementCounter(orm);
   const one = await timeService(orm, url, counter, '1x', [1, 100, 1000]);
   await explainDashboard(orm, url, counter, '1x');
-  if (options.rest !== false) await restVsBare(orm, url, counter);
+  if (options.rest !== false) {
+    // The default store (the service's database) and the in-process one: the limiter's round trip is one more.
+    await restVsBare(orm, url, counter, 'postgres');
+    await restVsBare(orm, url, counter, 'memory');
+  }
   if (otherFactor > 0) {
     const execute = <T>(sql: string) => orm.em.getConnection().execute(sql) as Promise<T>;
     const started = performance.now();
@@ -191,8 +214,9 @@ export async function measureStatistics(orm: MikroORM, url: string, otherFactor:
       `${others.versions} versions of ${otherFactor} other organizations in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     const many = await timeService(orm, url, counter, `${otherFactor}x`, [1000]);
     await explainDashboard(orm, url, counter, `${otherFactor}x`);
-    const ratio = many['projectStatistics 1000'] / one['projectStatistics 1000'];
-    console.log(`statistics: projectStatistics of 1,000 projects with ${otherFactor}x other organizations' rows / without: ${ratio.toFixed(2)}x`);
+    const ratio = (key: string) => (many[key] / one[key]).toFixed(2);
+    console.log(`statistics: projectStatistics of 1,000 projects with ${otherFactor}x other organizations' rows / without: ` +
+      `${ratio('projectStatistics 1000')}x (before: ${ratio('projectStatistics 1000 before')}x)`);
   }
 }
 
@@ -211,5 +235,27 @@ export async function run(): Promise<void> {
 
 /** REST against the bare server alone, on a database that holds the data set. */
 export async function restOnly(orm: MikroORM, url: string): Promise<void> {
-  await restVsBare(orm, url, statementCounter(orm));
+  const counter = statementCounter(orm);
+  await restVsBare(orm, url, counter, 'postgres');
+  await restVsBare(orm, url, counter, 'memory');
+}
+
+/** REST under load alone (for a CPU profile of the service: node --cpu-prof). */
+export async function restLoadOnly(orm: MikroORM, url: string, seconds: number): Promise<void> {
+  const config = loadConfig({
+    NODE_ENV: 'production', AUTH_DEV_PROVIDER: 'true', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: String(POOL),
+    RATE_LIMIT_API_POINTS: '1000000000', RATE_LIMIT_STORE: 'memory',
+  });
+  const app = await createApp({ config, orm, log: createLogger(config) });
+  const server = await listen(app, '127.0.0.1', 0);
+  config.publicUrl = server.url;
+  config.auth.issuer = server.url;
+  const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc email profile' });
+  const tokenRes = await fetch(`${server.url}/auth/token`, { method: 'POST', body: form });
+  const headers = { Authorization: `Bearer ${((await tokenRes.json()) as { access_token: string }).access_token}` };
+  const projectIds = (await orm.em.getConnection().execute<Array<{ id: string }>>(BENCH_PROJECT_IDS_SQL)).map((r) => r.id);
+  const r = await load(server.url, projectIds.map((id) => `/api/svc/v1/projects/${id}/statistics`), { headers, connections: 16, seconds });
+  console.log(`REST ${r.requests} req/s`);
+  await server.close();
+  await app.stop();
 }

@@ -51,13 +51,13 @@ describe('Query.projectsStatistics', () => {
   it('answers INTERNAL_SERVER_ERROR when the statistics cannot be computed, never null as for a project the caller may not see', async () => {
     const connection = t.orm.em.fork().getConnection();
     // A fault the service cannot foresee: the database lost a column the statistics read.
-    await connection.execute('alter table template_statistics rename column budget to budget_lost');
+    await connection.execute('alter table project_statistics rename column total_cents to total_cents_lost');
     try {
       const res = await gql(t.url, architect, `query($ids: [ID!]!) { projectsStatistics(ids: $ids) { answered } }`, { ids: [DEMO_IDS.projects.residence] });
       expect(res.body.data).toBeNull();
       expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['INTERNAL_SERVER_ERROR']);
     } finally {
-      await connection.execute('alter table template_statistics rename column budget_lost to budget');
+      await connection.execute('alter table project_statistics rename column total_cents_lost to total_cents');
     }
   });
 });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import {
   Contractor, Document, DocumentVersion, Intention, Project, ProjectTrade, Template, VersionStatus,
 } from '../src/entities';
@@ -8,6 +9,7 @@ import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { request } from './support/http';
+import { oracleProjectStatistics, oracleTemplateStats } from './support/statistics-oracle';
 
 const { ANSWERED, IN_REVISION, DECLINED, DRAFT } = VersionStatus;
 const { YES, NO, MAYBE } = Intention;
@@ -537,3 +539,84 @@ describe('StatisticsService.projectStatistics', () => {
     }
   });
 });
+
+describe('statistics kept at write time (Migration20261220000000_statistics)', () => {
+  /** Two sessions of their own, each in a transaction, writing what other parts of the platform write. */
+  async function sessions(): Promise<[pg.Client, pg.Client]> {
+    const a = new pg.Client({ connectionString: t.databaseUrl });
+    const b = new pg.Client({ connectionString: t.databaseUrl });
+    await Promise.all([a.connect(), b.connect()]);
+    return [a, b];
+  }
+  const answer = (client: pg.Client, documentId: string, subTotal: number) => client.query(`
+    insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount)
+    select gen_random_uuid(), now(), now(), $1, coalesce(max(version), 0) + 1, 'ANSWERED', $2, 0 from document_version where document_id = $1`,
+  [documentId, subTotal]);
+  const pidOf = async (client: pg.Client) => (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+  /** The session `pid` waits for a lock another one holds. */
+  async function waitsForLock(pid: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const rows = await t.orm.em.fork().getConnection().execute<Array<{ wait_event_type: string | null }>>(
+        'select wait_event_type from pg_stat_activity where pid = ?', [pid]);
+      if (rows[0]?.wait_event_type === 'Lock') return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('the second writer never waited');
+  }
+
+  it('count the writes of concurrent transactions on documents of one template, none lost', async () => {
+    const id = await createProject('Statistiques concurrentes');
+    const ids = await fill(id, [{ key: 'C', trade: '01', budget: 10000, documents: [
+      { key: 'C1', contractor: c(1), intention: YES }, { key: 'C2', contractor: c(2), intention: YES }] }]);
+    const [first, second] = await sessions();
+    try {
+      const secondPid = await pidOf(second);
+      await first.query('begin');
+      await second.query('begin');
+      await answer(first, ids.C1, 9000);
+      // The second writer's statement waits for the first's template row, then counts from what it committed.
+      const late = answer(second, ids.C2, 8000);
+      await waitsForLock(secondPid);
+      await first.query('commit');
+      await late;
+      await second.query('commit');
+    } finally {
+      await Promise.all([first.end(), second.end()]);
+    }
+    const map = await service().templateStats([ids.C]);
+    expect(map.get(ids.C)).toEqual(stats({ deltaBudget: -2000, contractors: 2, contractorsAnswers: 2 }));
+    expect(map).toEqual(await oracleTemplateStats(t.orm.em.fork(), [ids.C], ARCHITECT.adminOrganizationIds));
+    expect(await service().projectStatistics([id])).toEqual(await oracleProjectStatistics(t.orm.em.fork(), [id], ARCHITECT.adminOrganizationIds));
+  });
+
+  it('leave nothing of a rolled-back write', async () => {
+    const id = await createProject('Statistiques annulées');
+    const ids = await fill(id, [{ key: 'R', trade: '01', budget: 5000, documents: [{ key: 'R1', contractor: c(1), intention: YES }] }]);
+    const before = await service().projectStatistics([id]);
+    const [client, other] = await sessions();
+    try {
+      await client.query('begin');
+      await answer(client, ids.R1, 4000);
+      await client.query('rollback');
+    } finally {
+      await Promise.all([client.end(), other.end()]);
+    }
+    expect(await service().projectStatistics([id])).toEqual(before);
+    expect((await service().templateStats([ids.R])).get(ids.R)).toEqual(stats({ contractors: 1, contractorsPending: 1 }));
+  });
+
+  it('are rebuilt from the histories after a TRUNCATE, which fires no row trigger', async () => {
+    const em = t.orm.em.fork();
+    const before = await service().projectStatistics([DEMO_IDS.projects.residence]);
+    await em.transactional(async (tx) => {
+      await tx.execute('truncate document_version cascade');
+      const after = await new StatisticsService({ em: tx, caller: ARCHITECT, config: t.config }).projectStatistics([DEMO_IDS.projects.residence]);
+      expect(after.get(DEMO_IDS.projects.residence)).toMatchObject({ answered: 0, budgets: { totalAnticipatedOffers: 0 } });
+      expect(after).toEqual(await oracleProjectStatistics(tx, [DEMO_IDS.projects.residence], ARCHITECT.adminOrganizationIds));
+      throw new Undo();
+    }).catch((err) => { if (!(err instanceof Undo)) throw err; });
+    expect(await service().projectStatistics([DEMO_IDS.projects.residence])).toEqual(before);
+  });
+});
+
+class Undo extends Error {}

@@ -84,36 +84,14 @@ const TEMPLATE_STATS_SQL = `
 
 /**
  * Statistics of the projects `array[?]` (ids) of the organizations `array[?]`, one row per visible project.
- * Sums of the templates' maintained rows and the project's maintained distinct contractors; percentages
- * are computed on the exact numeric sums, then rounded once.
+ * One maintained row per project (its sums in cents, made numeric with two decimals again here, as the
+ * sums of numeric(14,2) amounts were); percentages are computed on those exact sums, then rounded once.
  */
 export const PROJECT_STATISTICS_SQL = `
-  with p as (
-    select p.id from project p
-    where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
-  ),
-  ts as (
-    select ts.project_id, ts.budget, ts.retained_sub_total - ts.retained_discount as retained,
-      ts.answers, ts.declined, ts.may_answer, ts.tender_documents
-    from template_statistics ts join p on p.id = ts.project_id
-  ),
-  b as (
-    select ts.project_id,
-      sum(ts.answers) as answered,
-      sum(ts.declined) as declined,
-      sum(ts.may_answer) as may_answer,
-      sum(ts.tender_documents) as tender_documents,
-      sum(ts.budget) as total,
-      coalesce(sum(ts.retained), 0) as anticipated_offers,
-      coalesce(sum(ts.budget) filter (where ts.retained is not null), 0) as anticipated_trades,
-      sum(coalesce(ts.retained, ts.budget)) as simulated_cost,
-      coalesce(sum(ts.budget) filter (where ts.retained is null), 0) as to_assign
-    from ts group by ts.project_id
-  )
   select p.id,
-    coalesce(b.answered, 0) as answered, coalesce(b.may_answer, 0) as may_answer,
-    coalesce(b.declined, 0) as declined, coalesce(ps.contractors, 0) as contractors,
-    coalesce(b.tender_documents, 0) as tender_documents,
+    coalesce(ps.answered, 0) as answered, coalesce(ps.may_answer, 0) as may_answer,
+    coalesce(ps.declined, 0) as declined, coalesce(ps.contractors, 0) as contractors,
+    coalesce(ps.tender_documents, 0) as tender_documents,
     coalesce(b.total, 0) as total,
     coalesce(b.simulated_cost, 0) as simulated_cost,
     coalesce(b.anticipated_trades, 0) as anticipated_trades,
@@ -122,9 +100,14 @@ export const PROJECT_STATISTICS_SQL = `
     coalesce(round(b.to_assign * 100 / nullif(b.total, 0), 2), 0) as to_assign_percent,
     coalesce(b.simulated_cost - b.total, 0) as deviation,
     coalesce(round((b.simulated_cost - b.total) * 100 / nullif(b.total, 0), 2), 0) as deviation_percent
-  from p
-  left join b on b.project_id = p.id
-  left join project_statistics ps on ps.project_id = p.id`;
+  from project p
+  left join project_statistics ps on ps.project_id = p.id
+  cross join lateral (
+    select ps.total_cents * 0.01 as total, ps.simulated_cost_cents * 0.01 as simulated_cost,
+      ps.anticipated_trades_cents * 0.01 as anticipated_trades, ps.anticipated_offers_cents * 0.01 as anticipated_offers,
+      ps.to_assign_cents * 0.01 as to_assign
+  ) b
+  where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])`;
 
 /** A row of PROJECT_STATISTICS_SQL as the service answers it. */
 export function projectStatisticsView(r: ProjectStatsRow): ProjectStatisticsView {

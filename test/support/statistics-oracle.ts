@@ -139,7 +139,7 @@ interface TemplateStatsRow {
 
 /** Template stats by the old statement, keyed by template id. */
 export async function oracleTemplateStats(em: EntityManager, templateIds: string[], organizationIds: string[]): Promise<Map<string, TemplateStatsView>> {
-  const rows = await em.getConnection().execute<TemplateStatsRow[]>(TEMPLATE_STATS_SQL, [templateIds, organizationIds]);
+  const rows = await em.execute<TemplateStatsRow[]>(TEMPLATE_STATS_SQL, [templateIds, organizationIds]);
   return new Map(rows.map((r) => [r.id, {
     deltaBudget: round2(Number(r.delta_budget)),
     contractors: Number(r.contractors),
@@ -154,6 +154,6 @@ export async function oracleTemplateStats(em: EntityManager, templateIds: string
 
 /** Project statistics by the old statement, keyed by project id. */
 export async function oracleProjectStatistics(em: EntityManager, projectIds: string[], organizationIds: string[]): Promise<Map<string, ProjectStatisticsView>> {
-  const rows = await em.getConnection().execute<ProjectStatsRow[]>(PROJECT_STATISTICS_SQL, [projectIds, organizationIds]);
+  const rows = await em.execute<ProjectStatsRow[]>(PROJECT_STATISTICS_SQL, [projectIds, organizationIds]);
   return new Map(rows.map((r) => [r.id, projectStatisticsView(r)]));
 }
