@@ -22,73 +22,75 @@ const pct = (a: string, b: string) => `coalesce(round((${a}) * 100 / nullif(${b}
  * Every figure is computed on exact numerics and rounded once, as PostgreSQL rounds numerics (half away
  * from zero); the median of an even count is the mean of the two middle offers, kept exact for comparisons.
  *
- * One row per (project, lot, document); a lot without documents and a project without lots still give one.
+ * One row per (project, lot, document), built by left joins and window functions without joining anything back
+ * (which PostgreSQL planned as nested loops over the CTEs): a lot without documents and a project without lots
+ * still give one row.
  */
 const LEVELING_SQL = `
   with p as (
-    select p.id, p.name, p.scopes ->> 'currency' as currency, p.archived_at is not null as archived
+    select p.id as project_id, p.name as project_name, p.scopes ->> 'currency' as currency, p.archived_at is not null as archived
     from project p where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
     union
     select p.id, p.name, p.scopes ->> 'currency', p.archived_at is not null
     from template t join project p on p.id = t.project_id
     where t.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
   ),
+  -- A project without lots, and a lot without documents, each keep one row (left joins): nothing joins back.
   lot as (
-    select t.id as template_id, t.project_id, t.budget, t.is_slice, t.slice_name, t.selected_consultation_id,
+    select p.*, t.id as template_id, t.budget, t.is_slice, t.slice_name, t.selected_consultation_id,
       tr.id as trade_id, tr.number as trade_number, tr.name as trade_name,
       ts.retained_sub_total - ts.retained_discount as retained,
-      row_number() over (partition by t.project_id
+      row_number() over (partition by p.project_id
         order by tr.number, tr.created_at, tr.id, t.is_slice, t.created_at, t.id) as position
     from p
-    join template t on t.project_id = p.id
-    join project_trade tr on tr.id = t.trade_id
+    left join template t on t.project_id = p.project_id and (t.project_id = any(array[?]::uuid[]) or t.id = any(array[?]::uuid[]))
+    left join project_trade tr on tr.id = t.trade_id
     left join template_statistics ts on ts.template_id = t.id
-    where t.project_id = any(array[?]::uuid[]) or t.id = any(array[?]::uuid[])
   ),
   doc as (
-    select ds.document_id, ds.template_id, ds.contractor_id, c.name as contractor_name, ds.state, ds.intention,
+    select lot.*, ds.document_id, ds.contractor_id, c.name as contractor_name, ds.state, ds.intention,
       ds.offer_sub_total as sub_total, ds.offer_discount as discount, ds.offer_sub_total - ds.offer_discount as amount,
-      d.created_at as invited_at, lot.budget, lot.selected_consultation_id
+      d.created_at as invited_at
     from lot
-    join document_statistics ds on ds.template_id = lot.template_id
-    join document d on d.id = ds.document_id
-    join contractor c on c.id = ds.contractor_id
+    left join document_statistics ds on ds.template_id = lot.template_id
+    left join document d on d.id = ds.document_id
+    left join contractor c on c.id = ds.contractor_id
   ),
-  -- The lot's figures on each of its documents, by window: no join back, whatever the number of lots.
+  -- The lot's figures on each of its documents, by window.
   lotwide as (
     select doc.*,
-      case when doc.amount is not null then rank() over (partition by doc.template_id order by doc.amount) end as rank,
-      row_number() over (partition by doc.template_id order by doc.amount) as n,
-      count(*) over lot as documents,
+      case when doc.amount is not null then rank() over (partition by doc.project_id, doc.template_id order by doc.amount) end as rank,
+      row_number() over (partition by doc.project_id, doc.template_id order by doc.amount) as n,
+      count(doc.document_id) over lot as documents,
       count(doc.amount) over lot as offers,
       min(doc.amount) over lot as lowest,
       max(doc.amount) over lot as highest,
       avg(doc.amount) over lot as mean,
       coalesce(bool_or(doc.document_id = doc.selected_consultation_id and doc.amount is not null) over lot, false) as selected_offered
     from doc
-    window lot as (partition by doc.template_id)
+    window lot as (partition by doc.project_id, doc.template_id)
   ),
   f as (
-    select l.*, avg(l.amount) filter (where l.n in ((l.offers + 1) / 2, (l.offers + 2) / 2)) over (partition by l.template_id) as median
+    select l.*, avg(l.amount) filter (where l.n in ((l.offers + 1) / 2, (l.offers + 2) / 2))
+      over (partition by l.project_id, l.template_id) as median
     from lotwide l
   ),
   tot as (
-    select lot.project_id, count(*) as lots, count(low.lowest) as lots_with_offers,
-      sum(lot.budget) as budget, coalesce(sum(lot.budget) filter (where low.lowest is not null), 0) as offered_budget,
+    select lot.project_id, count(lot.template_id) as lots, count(low.lowest) as lots_with_offers,
+      coalesce(sum(lot.budget), 0) as budget, coalesce(sum(lot.budget) filter (where low.lowest is not null), 0) as offered_budget,
       coalesce(sum(low.lowest), 0) as lowest, coalesce(sum(lot.retained), 0) as retained
     from lot left join (select doc.template_id, min(doc.amount) as lowest from doc group by doc.template_id) low on low.template_id = lot.template_id
     group by lot.project_id
   )
-  select p.id as project_id, p.name as project_name, p.currency, p.archived,
+  select f.project_id, f.project_name, f.currency, f.archived,
     tot.lots, tot.lots_with_offers, tot.budget as total_budget, tot.offered_budget, tot.lowest as total_lowest,
     tot.lowest - tot.budget as total_lowest_deviation, ${pct('tot.lowest - tot.budget', 'tot.budget')} as total_lowest_deviation_percent,
     tot.retained as total_retained,
     tot.retained - tot.budget as total_retained_deviation, ${pct('tot.retained - tot.budget', 'tot.budget')} as total_retained_deviation_percent,
-    lot.template_id, lot.trade_id, lot.trade_number, lot.trade_name, lot.is_slice, lot.slice_name, lot.selected_consultation_id,
-    lot.budget, coalesce(f.documents, 0) as documents, coalesce(f.offers, 0) as offers,
-    f.lowest, f.highest, round(f.median, 2) as median, round(f.mean, 2) as mean,
+    f.template_id, f.trade_id, f.trade_number, f.trade_name, f.is_slice, f.slice_name, f.selected_consultation_id,
+    f.budget, f.documents, f.offers, f.lowest, f.highest, round(f.median, 2) as median, round(f.mean, 2) as mean,
     f.highest - f.lowest as spread, ${pct('f.highest - f.lowest', 'f.lowest')} as spread_percent,
-    lot.retained, lot.retained - lot.budget as retained_deviation, ${pct('lot.retained - lot.budget', 'lot.budget')} as retained_deviation_percent,
+    f.retained, f.retained - f.budget as retained_deviation, ${pct('f.retained - f.budget', 'f.budget')} as retained_deviation_percent,
     f.document_id, f.contractor_id, f.contractor_name, f.state, f.intention,
     v.version, extract(epoch from v.sent_at) * 1000 as sent_at_ms, f.sub_total, f.discount, f.amount, f.rank,
     f.amount - f.budget as budget_deviation, ${pct('f.amount - f.budget', 'f.budget')} as budget_deviation_percent,
@@ -99,16 +101,15 @@ const LEVELING_SQL = `
       else f.amount = f.lowest end, false) as is_retained,
     coalesce(f.document_id = f.selected_consultation_id, false) as is_selected,
     coalesce(f.median > 0 and (f.median - f.amount) * 100 > ?::numeric * f.median, false) as is_abnormally_low
-  from p
-  left join tot on tot.project_id = p.id
-  left join lot on lot.project_id = p.id
-  left join f on f.template_id = lot.template_id
+  from f
+  join tot on tot.project_id = f.project_id
   left join lateral (
     select v.version, v.sent_at from document_version v
     where f.amount is not null and v.document_id = f.document_id and v.status = 'ANSWERED'
-    order by v.version desc limit 1
+    -- In the order of the (document_id, version) index: read backwards, no sort per document.
+    order by v.document_id desc, v.version desc limit 1
   ) v on true
-  order by p.id, lot.position, f.amount is null, f.amount, f.contractor_name, f.invited_at, f.document_id`;
+  order by f.project_id, f.position, f.amount is null, f.amount, f.contractor_name, f.invited_at, f.document_id`;
 
 /** pg answers numeric and bigint as strings. */
 type Num = string | null;

@@ -105,8 +105,12 @@ function fieldsOf(cls: RecordClass): RestField[] {
     for (const f of storage.fields.filter((m) => m.target === c)) {
       fields.set(f.name, {
         property: f.name,
-        type: () => f.getType() as OutputType,
-        array: f.typeOptions.array,
+        // type-graphql fills typeOptions.array when the type thunk first runs (at schema build, or here):
+        // read it after the call, or a list reached before the GraphQL schema is built would lose its array.
+        type: () => {
+          const type = f.getType() as OutputType;
+          return f.typeOptions.array ? [type] : type;
+        },
         nullable: f.typeOptions.nullable === true,
         description: f.description,
       });
