@@ -18,13 +18,14 @@ const pct = (a: string, b: string) => `coalesce(round((${a}) * 100 / nullif(${b}
  *
  * A document's state and offer (the sub_total and discount of its latest ANSWERED version), and a lot's
  * retained offer, are the rows the statistics triggers keep (Migration20261220000000_statistics); only the
- * number and sending time of the offer's version are read from the history, one indexed row per offer.
+ * number and sending time of the offer's version are read from the history, in one pass over the offered
+ * documents' answered versions.
  * Every figure is computed on exact numerics and rounded once, as PostgreSQL rounds numerics (half away
  * from zero); the median of an even count is the mean of the two middle offers, kept exact for comparisons.
  *
- * One row per (project, lot, document), built by left joins and window functions without joining anything back
- * (which PostgreSQL planned as nested loops over the CTEs): a lot without documents and a project without lots
- * still give one row.
+ * One row per (project, lot, document), built by left joins: a lot without documents and a project without lots
+ * still give one row. Ranks and the lot's figures are computed over narrow (lot, document, amount) rows and
+ * joined to the lots once, by hash (docs/benchmarks.md, leveling).
  */
 const LEVELING_SQL = `
   with p as (
