@@ -138,7 +138,11 @@ async function overHttp(orm: MikroORM, url: string, projectIds: string[]): Promi
       for (let i = 0; i < 3; i++) {
         statements = 0;
         const start = performance.now();
-        const m = await withMemory(() => graphql(first));
+        const m = await withMemory(() => graphql(first)).catch((err: Error & { cause?: Error }) => {
+          // How long the request ran before it failed tells which bound cut it (statement timeout, Node's
+          // server timeouts, the client's): docs/benchmarks.md, leveling.
+          throw new Error(`GraphQL leveling of ${first ?? 'every'} project failed after ${(performance.now() - start).toFixed(0)} ms: ${err.message} ${err.cause?.message ?? ''}`);
+        });
         times.push(performance.now() - start);
         ran = statements;
         size = Buffer.byteLength(m.result);
