@@ -2,6 +2,7 @@ import { run as archive } from './archive.bench';
 import { run as auth } from './auth.bench';
 import { run as compression } from './compression.bench';
 import { run as dashboard } from './dashboard.bench';
+import { run as leveling } from './leveling.bench';
 import { run as rateLimit } from './rate-limit.bench';
 import { run as statistics } from './statistics.bench';
 import { run as subscriptions } from './subscriptions.bench';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   auth,
   compression,
   dashboard,
+  leveling,
   'rate-limit': rateLimit,
   statistics,
   subscriptions,

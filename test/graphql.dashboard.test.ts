@@ -188,6 +188,43 @@ describe('execution by compiled queries (graphql-jit)', () => {
       expect(answered.body.data).toEqual(JSON.parse(JSON.stringify(reference.data)));
       const errors = (list?: ReadonlyArray<{ message: string; path?: ReadonlyArray<string | number> }>) => list?.map((e) => [e.message, e.path]);
       expect(errors(answered.body.errors)).toEqual(errors(reference.errors));
+      }
+    });
+  });
+
+describe('Project.leveling and Template.leveling on a dashboard', () => {
+  /** Every project's leveling, and every template's at another threshold, with the contractors of entries and columns. */
+  const LEVELING = `query($first: Int) { projects(first: $first) { nodes { id name
+    leveling { id totals { lowest retained budget } contractors { contractorId contractor { id name } }
+      lots { id name summary { offers median retained } documents { documentId rank lowest abnormallyLow offer { amount } contractor { id name } } } }
+    templates { id leveling(abnormallyLowBelowMedianPercent: 5) { id summary { offers } documents { documentId rank abnormallyLow } } } } } }`;
+
+  it('runs as many SQL statements for 50 projects\' leveling as for 1', async () => {
+    const one = await t.queries.measure(() => gql(t.url, architect, LEVELING, { first: 1 }));
+    const fifty = await t.queries.measure(() => gql(t.url, architect, LEVELING, { first: PROJECTS }));
+    expect([one.result.body.errors, fifty.result.body.errors]).toEqual([undefined, undefined]);
+    expect(fifty.result.body.data.projects.nodes).toHaveLength(PROJECTS);
+    expect(fifty.statements).toBe(one.statements);
+    // caller, page (no count: totalCount is not asked), the projects' leveling, templates, the templates' leveling, contractors.
+    expect(fifty.statements).toBe(6);
+    expect(fifty.sql.filter((s) => s.includes('document_statistics'))).toHaveLength(2);
+  });
+
+  it('really levels every project, so the count above is not vacuous', async () => {
+    const res = await gql(t.url, architect, LEVELING, { first: PROJECTS });
+    expect(res.body.errors).toBeUndefined();
+    const nodes = res.body.data.projects.nodes as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const project of nodes) {
+      const i = Number(project.name.slice(-2));
+      // Main template: offers 9,800 + i - 100 (answered) and 11,000 - 100 (its ANSWERED version before the revision).
+      expect(project.leveling.lots.map((l: { name: string; summary: { offers: number } }) => [l.name, l.summary.offers])).toEqual([['Gros œuvre', 2], ['Gros œuvre - Tranche 1', 0], ['Charpente', 0]]);
+      const [main] = project.leveling.lots;
+      expect(main.documents.map((d: { rank: number | null; offer: { amount: number } | null }) => [d.rank, d.offer?.amount ?? null])).toEqual([[1, 9700 + i], [2, 10900]]);
+      expect(main.summary).toEqual({ offers: 2, median: (9700 + i + 10900) / 2, retained: 9700 + i });
+      expect(project.leveling.totals).toEqual({ lowest: 9700 + i, retained: 9700 + i, budget: 10000 + i + 2500 + 7000 });
+      expect(project.leveling.contractors.map((c: { contractor: { name: string } }) => c.contractor.name)).toEqual([`Entreprise p${i}-gros-oeuvre`, `Entreprise p${i}-maconnerie`]);
+      expect(project.templates.map((x: { id: string; leveling: { id: string; summary: { offers: number } } }) => [x.leveling.id, x.leveling.summary.offers]))
+        .toEqual(project.templates.map((x: { id: string }, k: number) => [`${x.id}:leveling:5`, k === 0 ? 2 : 0]));
     }
   });
 });

@@ -37,12 +37,16 @@ describe('GET /api/svc/v1/openapi.json', () => {
   });
 
   it('describes the 35 operations of the interface once each: 36 operations, #16 with and without a version', () => {
-    const numbers = new Set(ALL_ROUTES.map((r) => r.operation));
+    const interfaceRoutes = ALL_ROUTES.filter((r) => r.operation !== undefined);
+    const numbers = new Set(interfaceRoutes.map((r) => r.operation!));
     expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
-    const operations = operationsOf(doc).filter((op) => op.operationId !== 'requestToken');
+    const operations = operationsOf(doc).filter((op) => op['x-interface-operation'] !== undefined);
     expect(operations).toHaveLength(36);
     expect(new Set(operations.map((op) => op['x-interface-operation'])).size).toBe(35);
-    expect(operations.map((op) => op.operationId).sort()).toEqual(ALL_ROUTES.map((r) => r.operationId).sort());
+    expect(operations.map((op) => op.operationId).sort()).toEqual(interfaceRoutes.map((r) => r.operationId).sort());
+    // Besides them: the token endpoint and the leveling extension (issue 13), nothing else.
+    expect(operationsOf(doc).filter((op) => op['x-interface-operation'] === undefined).map((op) => op.operationId).sort())
+      .toEqual(['getProjectLeveling', 'getTemplateLeveling', 'requestToken']);
     for (const op of operations) expect([op.operationId, /\d$/.test(op.operationId)]).toEqual([op.operationId, false]);
   });
 
@@ -128,6 +132,24 @@ describe('GET /api/svc/v1/openapi.json', () => {
     expect(Object.keys(create.properties)).toEqual(expect.arrayContaining(['construction_type', 'trade_list_id', 'site_address', 'optional_dates']));
     expect(create.required).toEqual(expect.arrayContaining(['name', 'construction_type', 'managers', 'trade_list_id', 'response_type']));
     expect(doc.components.schemas.ScopesInput.properties.vat).toMatchObject({ minimum: 1, maximum: 100 });
+  });
+});
+
+describe('the leveling extension in the OpenAPI document (issue 13)', () => {
+  it('describes both paths with named schemas from the output records, and the spreadsheet and CSV answers', () => {
+    const project = doc.paths['/api/svc/v1/projects/{projectId}/leveling'].get;
+    expect(project.responses['200'].content['application/json'].schema.properties.leveling).toEqual({ $ref: '#/components/schemas/ProjectLeveling' });
+    expect(Object.keys(project.responses['200'].content)).toEqual(['application/json', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'text/csv']);
+    expect(project.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name).sort()).toEqual(['abnormally_low_below_median_percent', 'format']);
+    expect(project['x-interface-operation']).toBeUndefined();
+    const template = doc.paths['/api/svc/v1/projects/{projectId}/templates/{templateId}/leveling'].get;
+    expect(template.responses['200'].content['application/json'].schema.properties.leveling).toEqual({ $ref: '#/components/schemas/TemplateLeveling' });
+    expect(template.responses['404']).toBeDefined();
+    const schemas = doc.components.schemas;
+    for (const name of ['ProjectLeveling', 'TemplateLeveling', 'LevelingEntry', 'LevelingOffer', 'LevelingSummary', 'LevelingRow', 'LevelingCell', 'LevelingColumn', 'LevelingTotals', 'LevelingLot', 'AmountPercent']) {
+      expect([name, schemas[name]?.type]).toEqual([name, 'object']);
+    }
+    expect(schemas.TemplateLeveling.properties.documents).toEqual({ type: 'array', items: { $ref: '#/components/schemas/LevelingEntry' } });
   });
 });
 

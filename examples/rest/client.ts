@@ -66,6 +66,12 @@ export async function tour(baseUrl: string, accessToken: string, ids: TourIds, f
   // #5 statistics (alias path: one operation, servers /api and /)
   const statistics = ok(await api.GET('/svc/v1/projects/{projectId}/statistics', { params: project })).project.statistics;
   read.statistics = { answered: statistics.answered, deviation: statistics.budgets.project_deviation.percent };
+  // Bid leveling (issue 13, an extension beside the interface)
+  // Its 200 may also be the .xlsx or CSV tabulation (a string): JSON is what this call asks for.
+  const levelingBody = ok(await api.GET('/api/svc/v1/projects/{projectId}/leveling', { params: project }));
+  if (typeof levelingBody === 'string') throw new Error('expected the JSON leveling');
+  const { leveling } = levelingBody;
+  read.leveling = { lots: leveling.totals.lots, lowest: leveling.totals.lowest, retained: leveling.totals.retained_deviation.percent };
 
   // #6-#9 project trades
   const trades = ok(await api.GET('/api/svc/v1/projects/{projectId}/trades', { params: project })).trades;
@@ -85,6 +91,8 @@ export async function tour(baseUrl: string, accessToken: string, ids: TourIds, f
   const detail = ok(await api.GET('/svc/v1/projects/{projectId}/templates/{templateId}', { params: template })).template;
   const version = detail.documents[0].versions[0];
   read.detail = { name: detail.name, state: detail.documents[0].state, mandate: version.is_mandate, offer: version.sub_total - version.discount };
+  const lot = ok(await api.GET('/api/svc/v1/projects/{projectId}/templates/{templateId}/leveling', { params: template })).leveling;
+  read.lot = { name: lot.name, offers: lot.summary.offers, median: lot.summary.median };
   const invited = ok(await api.POST('/svc/v1/projects/{projectId}/templates/{templateId}/contractors', {
     params: { path: { projectId: ids.projectId, templateId: added.id } }, body: { contractors: [{ name: 'Serrurerie Blanc', email: 'contact@serrurerie-blanc.fr' }] },
   })).documents;

@@ -8,6 +8,8 @@ import { TemplateService, type TemplateFields } from '../services/template.servi
 import { ProjectService, type ProjectFields } from '../services/project.service';
 import type { ServiceContext } from '../services/service-context';
 import { StatisticsService, type ProjectStatisticsView, type TemplateStatsView } from '../services/statistics.service';
+import { LevelingService } from '../services/leveling.service';
+import type { ProjectLeveling, TemplateLeveling } from '../services/outputs/leveling.output';
 import { TradeListService, type TradeListTradeView } from '../services/trade-list.service';
 import type { OperationSelection } from './selection';
 
@@ -17,6 +19,25 @@ function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>
     const map = await batch(keys);
     return keys.map((k) => map.get(k) ?? fallback);
   });
+}
+
+/**
+ * Loaders of figures that take an argument (the leveling's threshold): one loader per value asked in the
+ * request, so that a query asking every project for one threshold batches them all in one statement.
+ */
+function argumentLoader<V>(batch: (keys: readonly string[], argument: number) => Promise<Map<string, V>>) {
+  const loaders = new Map<number, DataLoader<string, V | null>>();
+  return {
+    load(id: string, argument: number): Promise<V | null> {
+      let loader = loaders.get(argument);
+      if (!loader) {
+        loader = mapLoader<V | null>((ids) => batch(ids, argument), null);
+        loaders.set(argument, loader);
+      }
+      return loader.load(id);
+    },
+    clearAll: () => loaders.clear(),
+  };
 }
 
 /**
@@ -54,6 +75,7 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
   const templates = new TemplateService(sc);
   const documents = new DocumentService(sc);
   const tradeLists = new TradeListService(sc);
+  const leveling = new LevelingService(sc);
   return {
     project: mapLoader<ProjectFields | null>((ids) => projects.fieldsByIds(ids), null),
     organization: callerOrganizations(organizations, sc),
@@ -66,6 +88,8 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     tradeListTrades: mapLoader<TradeListTradeView[]>((ids) => tradeLists.tradesByList(ids), []),
     projectStatistics: mapLoader<ProjectStatisticsView | null>((ids) => statistics.projectStatistics(ids), null),
     templateStats: mapLoader<TemplateStatsView | null>((ids) => statistics.templateStats(ids), null),
+    projectLeveling: argumentLoader<ProjectLeveling>((ids, threshold) => leveling.projects(ids, threshold)),
+    templateLeveling: argumentLoader<TemplateLeveling>((ids, threshold) => leveling.templates(ids, threshold)),
   };
 }
 

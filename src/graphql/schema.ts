@@ -4,6 +4,7 @@ import { buildSchema, type PubSub } from 'type-graphql';
 import { validateInstance } from '../services/validation';
 import { directFieldResolvers } from './direct-resolvers';
 import { freshLoadsAfterMutations } from './loaders';
+import { LEVELING_RESOLVERS } from './resolvers/leveling.resolver';
 import { DirectoryResolver } from './resolvers/directory.resolver';
 import { ProjectChangeResolver, SubscriptionResolver, TemplateChangeResolver } from './resolvers/subscription.resolver';
 import { OrganizationResolver, UserResolver } from './resolvers/organization.resolver';
@@ -37,7 +38,7 @@ export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
     resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectFieldsResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
       ProjectTemplatesFieldResolver, TemplateResolver, TemplateFieldsResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS,
-      SubscriptionResolver, ProjectChangeResolver, TemplateChangeResolver],
+      SubscriptionResolver, ProjectChangeResolver, TemplateChangeResolver, ...LEVELING_RESOLVERS],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     pubSub: NO_TOPICS,
     // Inputs are validated by the same rules as REST (src/services/inputs), with the same error bodies.

@@ -10,6 +10,7 @@ import { buildOpenApi } from './openapi';
 import { companyRoutes } from './company.routes';
 import { contractorRoutes } from './contractors.routes';
 import { creditsRoutes } from './credits.routes';
+import { levelingRoutes } from './leveling.routes';
 import { organizationRoutes } from './organizations.routes';
 import { partnerRoleRoutes } from './partner-roles.routes';
 import { projectRoutes } from './projects.routes';
@@ -21,7 +22,10 @@ import { tradeListRoutes } from './trade-lists.routes';
 import { tradeMappingRoutes } from './trade-mapping.routes';
 import { tradeRoutes } from './trades.routes';
 
-/** Every REST operation of interface.md; within a file, specific paths come before parameterised ones. */
+/**
+ * Every REST operation of interface.md, and the extensions beside it (leveling); within a file, specific paths
+ * come before parameterised ones.
+ */
 export const ALL_ROUTES: RouteDef[] = [
   ...projectRoutes,
   ...statisticsRoutes,
@@ -35,6 +39,7 @@ export const ALL_ROUTES: RouteDef[] = [
   ...tradeMappingRoutes,
   ...companyRoutes,
   ...creditsRoutes,
+  ...levelingRoutes,
 ];
 
 /** The reference page; "Authorize" fills in the client and the scopes the token endpoint expects. */

@@ -31,6 +31,8 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
       const result = await r.handler({ params, query, body: input, caller: ctx.state.caller!, em: ctx.state.em, config, ctx } as never)
         .catch(withRestFieldNames);
       ctx.status = result.status ?? r.success.status;
+      if (result.attachment) ctx.attachment(result.attachment);
+      if (result.type) ctx.type = result.type;
       if (ctx.status !== 204) ctx.body = result.body;
     };
     for (const path of routePaths(r)) router[r.method](path, auth, r.body ? body : noBody, handler);

@@ -101,6 +101,7 @@ const TAGS = [
   { name: 'Trade categories', description: 'Categories of trades, by name or id (internal, #29-#31)' },
   { name: 'Companies', description: 'Contractor companies by SIRET (internal, #33-#34)' },
   { name: 'Credits', description: 'Credits consumed by invitations (#35)' },
+  { name: 'Leveling', description: 'Bid leveling: every lot\'s offers side by side (an extension beside the interface, docs/leveling.md)' },
   { name: 'Authentication', description: 'The development identity provider\'s token endpoint (decisions.md section 3)' },
 ];
 
@@ -176,7 +177,8 @@ export function documentedPath(r: RouteDef): { key: string; servers?: unknown[] 
 function successResponse(r: RouteDef, status: number, description: string): JsonSchema {
   if (status === 204) return { description, headers: COMMON_HEADERS };
   const headers = r.method === 'get' ? { ...COMMON_HEADERS, ETag: headerRef('ETag') } : COMMON_HEADERS;
-  return { description, headers, content: { 'application/json': { schema: r.success.schema } } };
+  const others = Object.entries(r.success.otherMediaTypes ?? {}).map(([type, schema]) => [type, { schema }]);
+  return { description, headers, content: { 'application/json': { schema: r.success.schema }, ...Object.fromEntries(others) } };
 }
 
 function operationOf(r: RouteDef, inputs: Record<string, JsonSchema>): JsonSchema {
@@ -204,9 +206,9 @@ function operationOf(r: RouteDef, inputs: Record<string, JsonSchema>): JsonSchem
   const operation: JsonSchema = {
     operationId: r.operationId,
     summary: r.summary,
-    description: `Operation #${r.operation} of the interface document.${r.description ? ` ${r.description}` : ''}`,
+    description: r.operation === undefined ? r.description : `Operation #${r.operation} of the interface document.${r.description ? ` ${r.description}` : ''}`,
     tags: [r.tag],
-    'x-interface-operation': r.operation,
+    ...(r.operation === undefined ? {} : { 'x-interface-operation': r.operation }),
     ...(parameters.length ? { parameters } : {}),
     responses,
   };

@@ -29,12 +29,16 @@ export interface RouteInput<P, Q, B> {
 export interface RouteResult {
   status?: number;
   body: unknown;
+  /** A body that is not JSON: its media type. */
+  type?: string;
+  /** Answered as a download (`Content-Disposition: attachment`) under this file name. */
+  attachment?: string;
 }
 
 /** One REST operation: the single definition its validation, handler and OpenAPI entry come from. */
 export interface RouteDef<P extends object = object, Q extends object = object, B extends object = object> {
-  /** Operation number in interface.md (1-35). */
-  operation: number;
+  /** Operation number in interface.md (1-35); absent for an extension beside the interface (issue 13's leveling). */
+  operation?: number;
   operationId: string;
   method: 'get' | 'post' | 'put' | 'delete';
   prefix: keyof typeof PREFIXES;
@@ -58,7 +62,11 @@ export interface RouteDef<P extends object = object, Q extends object = object, 
    * Success status and the schema of its body (`keyed`, `keyedList`); `also`, another success status with the
    * same body (#15 and #27 answer 200 when nothing was new).
    */
-  success: { status: number; description: string; schema?: JsonSchema; also?: { status: number; description: string } };
+  success: {
+    status: number; description: string; schema?: JsonSchema; also?: { status: number; description: string };
+    /** Other media types of the same answer (issue 13's spreadsheet), by content type. */
+    otherMediaTypes?: Record<string, JsonSchema>;
+  };
   /** Error statuses this operation may answer besides 400/401/403/404 and those every operation may (413/415 with a body, 429, 500, 503). */
   errors?: number[];
   /** An error status answered with a body other than the REST error body (#33/#34's 404). */

@@ -79,9 +79,14 @@ const EMPTY_STATS: TemplateStatsView = {
   contractorsInRevision: 0, contractorsIntentionIsNo: 0, contractorsIntentionIsMaybe: 0,
 };
 
-/** The template's display name: its trade's, followed by " - <slice name>" for a slice. */
+/** A lot's display name: its trade's, followed by " - <slice name>" for a slice. */
+export function lotName(tradeName: string, sliceName: string | null | undefined): string {
+  return sliceName ? `${tradeName} - ${sliceName}` : tradeName;
+}
+
+/** The template's display name (see lotName). */
 export function templateName(t: Pick<TemplateFields, 'trade' | 'slice'>): string {
-  return t.slice ? `${t.trade.name} - ${t.slice}` : t.trade.name;
+  return lotName(t.trade.name, t.slice);
 }
 
 /** A template's own fields from its entity, after a write (its trade must be loaded). */

@@ -236,6 +236,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/svc/v1/projects/{projectId}/leveling": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bid leveling of a project: every lot's offers ranked against the budget, lowest and median, abnormally low offers flagged, the lots × contractors matrix and the sums against the total budget (archived projects included).
+         * @description An extension beside the interface document (issue 13, docs/leveling.md): the same authorization, errors and rate limits as its operations. `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` (or `format=xlsx`) answers the tabulation as a workbook: a summary sheet with the matrix and one sheet per lot, lowest offers green and bold, abnormally low ones red; `Accept: text/csv` (or `format=csv`) the matrix as CSV. Both come as downloads named after the project.
+         */
+        get: operations["getProjectLeveling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/projects/{projectId}/templates/{templateId}/leveling": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bid leveling of one lot (a template, or a slice): its offers ranked against the budget, lowest and median, abnormally low offers flagged, and its summary.
+         * @description An extension beside the interface document (issue 13, docs/leveling.md): the same authorization, errors and rate limits as its operations.
+         */
+        get: operations["getTemplateLeveling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/svc/v1/projects/{projectId}/trades": {
         parameters: {
             query?: never;
@@ -988,6 +1028,159 @@ export interface components {
             is_draft: boolean;
             has_additional_services: boolean;
         };
+        LevelingCell: {
+            /** Format: uuid */
+            contractor_id: string;
+            /** Format: uuid */
+            document_id: string | null;
+            /** @enum {string|null} */
+            state: "PENDING" | "ANSWERED" | "IN_REVISION" | "DECLINED" | null;
+            /** @description The offer's amount */
+            amount: number | null;
+            rank: number | null;
+            lowest: boolean;
+            retained: boolean;
+            abnormally_low: boolean;
+        };
+        LevelingColumn: {
+            /** Format: uuid */
+            contractor_id: string;
+            /** @example Bâtiments Durand */
+            contractor_name: string;
+        };
+        LevelingEntry: {
+            /** Format: uuid */
+            document_id: string;
+            /** Format: uuid */
+            contractor_id: string;
+            /**
+             * @description The contractor's name in the organization's directory
+             * @example Bâtiments Durand
+             */
+            contractor_name: string;
+            /** @enum {string} */
+            state: "PENDING" | "ANSWERED" | "IN_REVISION" | "DECLINED";
+            /** @enum {string|null} */
+            intention: "YES" | "NO" | "MAYBE" | null;
+            offer: components["schemas"]["LevelingOffer"] | null;
+            /**
+             * @description Rank of the offer, 1 for the lowest; equal offers share a rank and the next rank is skipped (1, 1, 3); null without an offer
+             * @example 1
+             */
+            rank: number | null;
+            deviation_from_budget: components["schemas"]["AmountPercent"] | null;
+            deviation_from_lowest: components["schemas"]["AmountPercent"] | null;
+            deviation_from_median: components["schemas"]["AmountPercent"] | null;
+            /** @description Equal to the lowest offer of the lot */
+            lowest: boolean;
+            /** @description The retained offer (decisions.md section 5): the selected document's offer when it has one, else the lowest ones */
+            retained: boolean;
+            /** @description The document is the lot's selected consultation */
+            selected: boolean;
+            /** @description Below the median offer by more than the threshold (abnormally_low_below_median_percent) */
+            abnormally_low: boolean;
+        };
+        LevelingLot: {
+            /** Format: uuid */
+            template_id: string;
+            /** @example Plomberie */
+            name: string;
+            /** @example 39000 */
+            budget: number;
+            /**
+             * @description Invited documents
+             * @example 2
+             */
+            documents: number;
+        };
+        LevelingOffer: {
+            /**
+             * @description Number of the version
+             * @example 2
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with microseconds
+             */
+            sent_at: string | null;
+            /** @example 116500 */
+            sub_total: number;
+            /** @example 1000 */
+            discount: number;
+            /**
+             * @description sub_total - discount
+             * @example 115500
+             */
+            amount: number;
+        };
+        LevelingRow: {
+            /** Format: uuid */
+            template_id: string;
+            /** @example Gros œuvre */
+            name: string;
+            /** @example 120000 */
+            budget: number;
+            lowest: number | null;
+            retained: number | null;
+            cells: components["schemas"]["LevelingCell"][];
+        };
+        LevelingSummary: {
+            /**
+             * @description Invited documents
+             * @example 4
+             */
+            documents: number;
+            /**
+             * @description Documents with an offer
+             * @example 3
+             */
+            offers: number;
+            lowest: number | null;
+            highest: number | null;
+            /** @description Middle offer; the mean of the two middle ones for an even count */
+            median: number | null;
+            mean: number | null;
+            spread: components["schemas"]["AmountPercent"] | null;
+            /** @example 120000 */
+            budget: number;
+            /** @description The retained offer's amount (decisions.md section 5) */
+            retained: number | null;
+            retained_deviation: components["schemas"]["AmountPercent"] | null;
+            /**
+             * @description Offers flagged abnormally low
+             * @example 0
+             */
+            abnormally_low: number;
+        };
+        LevelingTotals: {
+            /** @example 6 */
+            lots: number;
+            /** @example 3 */
+            lots_with_offers: number;
+            /**
+             * @description Sum of the budgets of every lot
+             * @example 355500.5
+             */
+            budget: number;
+            /**
+             * @description Sum of the budgets of the lots with an offer
+             * @example 278500.5
+             */
+            offered_lots_budget: number;
+            /**
+             * @description Sum of the lowest offer of every lot
+             * @example 277799.5
+             */
+            lowest: number;
+            lowest_deviation: components["schemas"]["AmountPercent"];
+            /**
+             * @description Sum of the retained offer of every lot
+             * @example 279799.5
+             */
+            retained: number;
+            retained_deviation: components["schemas"]["AmountPercent"];
+        };
         ManagerInput: {
             /** Format: uuid */
             id: string;
@@ -1170,6 +1363,26 @@ export interface components {
             total_anticipated_offers: number;
             budget_trades_to_assign: components["schemas"]["AmountPercent"];
             project_deviation: components["schemas"]["AmountPercent"];
+        };
+        ProjectLeveling: {
+            /** Format: uuid */
+            project_id: string;
+            /** @example Résidence Les Tilleuls – 42 logements */
+            name: string;
+            /** @enum {string|null} */
+            currency: "CHF" | "DZD" | "EUR" | "GBP" | "MAD" | "TND" | "USD" | null;
+            /** @description Archived projects stay readable */
+            archived: boolean;
+            /**
+             * @description The threshold the abnormally_low flags were computed with
+             * @example 20
+             */
+            abnormally_low_below_median_percent: number;
+            lots: components["schemas"]["TemplateLeveling"][];
+            contractors: components["schemas"]["LevelingColumn"][];
+            matrix: components["schemas"]["LevelingRow"][];
+            totals: components["schemas"]["LevelingTotals"];
+            lots_without_offers: components["schemas"]["LevelingLot"][];
         };
         /** @description A manager of a project */
         ProjectManager: {
@@ -1386,6 +1599,30 @@ export interface components {
             slice: string | null;
             trade: components["schemas"]["TemplateTrade"];
             documents: components["schemas"]["Document"][];
+        };
+        TemplateLeveling: {
+            /** Format: uuid */
+            template_id: string;
+            /**
+             * @description The trade's name, with " - <slice>" for a slice
+             * @example Gros œuvre
+             */
+            name: string;
+            /** Format: uuid */
+            trade_id: string;
+            /** @example 01 */
+            trade_number: string;
+            is_slice: boolean;
+            slice: string | null;
+            /** Format: uuid */
+            selected_consultation_id: string | null;
+            /**
+             * @description The threshold the abnormally_low flags were computed with
+             * @example 20
+             */
+            abnormally_low_below_median_percent: number;
+            summary: components["schemas"]["LevelingSummary"];
+            documents: components["schemas"]["LevelingEntry"][];
         };
         TemplateStats: {
             delta_budget: number;
@@ -2380,6 +2617,107 @@ export interface operations {
                         project: components["schemas"]["Project"];
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectLeveling: {
+        parameters: {
+            query?: {
+                /** @description Answer as JSON, as a spreadsheet (xlsx) or as the lots × contractors matrix (csv); wins over `Accept` */
+                format?: "json" | "xlsx" | "csv";
+                abnormally_low_below_median_percent?: number;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ leveling }`, or the .xlsx workbook, or the CSV matrix */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        leveling: components["schemas"]["ProjectLeveling"];
+                    };
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTemplateLeveling: {
+        parameters: {
+            query?: {
+                abnormally_low_below_median_percent?: number;
+            };
+            header?: never;
+            path: {
+                templateId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ leveling }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        leveling: components["schemas"]["TemplateLeveling"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
