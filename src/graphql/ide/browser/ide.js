@@ -32,13 +32,17 @@
     return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
   }
 
-  /** The kind of operation GraphiQL runs: the named one, or the document's only one. */
-  function operationKind(params, options) {
-    const document = options && options.documentAST;
-    if (!document) return /^\s*subscription\b/m.test(params.query) ? 'subscription' : 'query';
-    const operations = document.definitions.filter((d) => d.kind === 'OperationDefinition');
-    const chosen = params.operationName ? operations.find((d) => d.name && d.name.value === params.operationName) : operations[0];
-    return chosen ? chosen.operation : 'query';
+  /**
+   * The operation GraphiQL runs (kind and name): the named one, or the document's only one. Read from the text sent, not
+   * from GraphiQL's parsed document, which can still be the previous tab's right after a tab switch.
+   */
+  function chosenOperation(params) {
+    const text = params.query.replace(/"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|#[^\n]*/g, ' ');
+    const operations = [...text.matchAll(/(?:^|[\s}])(query|mutation|subscription)\b\s*([_A-Za-z][_0-9A-Za-z]*)?/g)]
+      .map((m) => ({ kind: m[1], name: m[2] }));
+    if (/^\s*\{/.test(text)) operations.unshift({ kind: 'query', name: undefined });
+    return operations.find((o) => params.operationName && o.name === params.operationName)
+      || (operations.length === 1 ? operations[0] : undefined);
   }
 
   /**
@@ -71,7 +75,10 @@
       const headers = { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json, application/json' };
       Object.assign(headers, options && options.headers);
       if (currentToken && !hasAuthorization(headers)) headers.Authorization = 'Bearer ' + currentToken;
-      if (operationKind(params, options) === 'subscription') {
+      // GraphiQL can also pass the previous tab's operation name: send the name of the operation the text holds.
+      const chosen = chosenOperation(params);
+      if (chosen && params.operationName && chosen.name !== params.operationName) params = { ...params, operationName: chosen.name };
+      if (chosen && chosen.kind === 'subscription') {
         const name = Object.keys(headers).find((h) => h.toLowerCase() === 'authorization');
         return subscribeOverWebSocket(params, name && headers[name]);
       }
