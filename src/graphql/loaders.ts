@@ -13,17 +13,12 @@ import type { ProjectLeveling, TemplateLeveling } from '../services/outputs/leve
 import { TradeListService, type TradeListTradeView } from '../services/trade-list.service';
 import type { OperationSelection } from './selection';
 
-/**
- * A loader from a batch function that answers a Map; missing keys resolve to `fallback`. A batch waits for the
- * end of the event loop's turn (setImmediate) rather than for the current microtasks only: fields of one level
- * resolved a few promise hops apart (a lot's entries and its columns) then share one statement, so how many
- * statements run never depends on which resolver settles first.
- */
+/** A loader from a batch function that answers a Map; missing keys resolve to `fallback`. */
 function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V): DataLoader<string, V> {
   return new DataLoader<string, V>(async (keys) => {
     const map = await batch(keys);
     return keys.map((k) => map.get(k) ?? fallback);
-  }, { batchScheduleFn: (callback) => setImmediate(callback) });
+  });
 }
 
 /**
