@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import {
-  Contractor, Document, DocumentVersion, Intention, Project, ProjectTrade, Template, VersionStatus,
+  Document, DocumentVersion, Intention, Project, ProjectTrade, Template, VersionStatus,
 } from '../src/entities';
 import type { Caller } from '../src/services/caller';
 import { StatisticsService, type ProjectStatisticsView, type TemplateStatsView } from '../src/services/statistics.service';
@@ -10,6 +9,7 @@ import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { request } from './support/http';
 import { oracleProjectStatistics, oracleTemplateStats } from './support/statistics-oracle';
+import { contractorOf, createProject as createTenderProject, fillProject, type MainTemplateSpec } from './support/tender-builder';
 
 const { ANSWERED, IN_REVISION, DECLINED, DRAFT } = VersionStatus;
 const { YES, NO, MAYBE } = Intention;
@@ -36,94 +36,11 @@ const OTHER: Caller = {
 const service = (caller: Caller = ARCHITECT) => new StatisticsService({ em: t.orm.em.fork(), caller, config: t.config });
 
 // ---------------------------------------------------------------------------------------------------------
-// Building small projects
+// Building small projects (test/support/tender-builder.ts)
 // ---------------------------------------------------------------------------------------------------------
 
-interface VersionSpec { status: VersionStatus; subTotal: number; discount?: number }
-interface DocumentSpec {
-  key: string;
-  /** Email of a contractor of Atelier Demo's directory (created on first use). */
-  contractor: string;
-  intention?: Intention | null;
-  dce?: boolean;
-  versions?: VersionSpec[];
-}
-interface TemplateSpec {
-  key: string;
-  budget: number;
-  /** Key of the selected document. */
-  selected?: string;
-  documents?: DocumentSpec[];
-}
-interface MainTemplateSpec extends TemplateSpec {
-  /** Trade number in the project (copied from the standard trade list). */
-  trade: string;
-  slices?: TemplateSpec[];
-}
-
-/** A project of Atelier Demo created through the API (standard trade list). */
-async function createProject(name: string): Promise<string> {
-  const res = await request(t.url, 'POST', `${P}/projects`, {
-    token: architect,
-    body: {
-      name, construction_type: 'office', managers: [{ id: DEMO_IDS.users.architect }],
-      trade_list_id: DEMO_IDS.tradeLists.standard, response_type: 'DPGF',
-    },
-  });
-  expect(res.status).toBe(201);
-  return res.body.project.id;
-}
-
-async function contractorOf(em: EntityManager, email: string): Promise<Contractor> {
-  return await em.findOne(Contractor, { organization: ORG.atelierDemo, email })
-    ?? em.create(Contractor, { organization: ORG.atelierDemo, name: email.split('@')[0], email });
-}
-
-/**
- * Writes templates, slices, documents and versions into a project; answers their ids by key. Slices are
- * stored after their main template (the one-main-template-per-trade index sees parent_id at insert).
- */
-async function fill(projectId: string, templates: MainTemplateSpec[]): Promise<Record<string, string>> {
-  const em = t.orm.em.fork();
-  const ids: Record<string, string> = {};
-  const trades = await em.find(ProjectTrade, { project: projectId });
-  const documents: Array<[Template, DocumentSpec]> = [];
-  const selections: Array<[Template, string]> = [];
-  const template = (spec: TemplateSpec, trade: ProjectTrade, parent: Template | null) => {
-    const tpl = em.create(Template, {
-      project: projectId, trade, parent, isSlice: parent !== null, sliceName: parent ? spec.key : null, budget: spec.budget,
-    });
-    ids[spec.key] = tpl.id;
-    for (const d of spec.documents ?? []) documents.push([tpl, d]);
-    if (spec.selected) selections.push([tpl, spec.selected]);
-    return tpl;
-  };
-  const mains = templates.map((spec) => {
-    const trade = trades.find((tr) => tr.number === spec.trade);
-    if (!trade) throw new Error(`no trade ${spec.trade}`);
-    return { spec, trade, tpl: template(spec, trade, null) };
-  });
-  await em.flush();
-  for (const m of mains) for (const s of m.spec.slices ?? []) template(s, m.trade, m.tpl);
-  await em.flush();
-  const byKey = new Map<string, Document>();
-  for (const [tpl, d] of documents) {
-    const doc = em.create(Document, {
-      template: tpl, contractor: await contractorOf(em, d.contractor), intention: d.intention ?? null,
-      dceDownloadedAt: d.dce ? new Date('2026-10-01T08:00:00Z') : null,
-    });
-    byKey.set(d.key, doc);
-    ids[d.key] = doc.id;
-    (d.versions ?? []).forEach((v, i) => em.create(DocumentVersion, {
-      document: doc, version: i + 1, status: v.status, subTotal: v.subTotal, discount: v.discount ?? 0,
-      sentAt: v.status === DRAFT ? null : new Date('2026-10-02T08:00:00Z'),
-    }));
-  }
-  await em.flush();
-  for (const [tpl, key] of selections) tpl.selectedConsultation = byKey.get(key)!;
-  await em.flush();
-  return ids;
-}
+const createProject = (name: string) => createTenderProject(t, architect, name);
+const fill = (projectId: string, templates: MainTemplateSpec[]) => fillProject(t, projectId, templates);
 
 const c = (n: number) => `stats-contractor-${n}@example.test`;
 

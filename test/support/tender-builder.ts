@@ -16,6 +16,8 @@ export interface DocumentSpec {
   /** Name of a contractor of Atelier Demo's directory, created on first use (email from the name). */
   contractor: string;
   intention?: Intention | null;
+  /** The tender documents were downloaded (`dce_downloaded_at` set). */
+  dce?: boolean;
   versions?: VersionSpec[];
 }
 export interface TemplateSpec {
@@ -49,7 +51,8 @@ export async function createProject(t: TestApp, token: string, name: string): Pr
 
 const emailOf = (name: string) => `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}@builder.example.test`;
 
-async function contractorOf(em: EntityManager, name: string): Promise<Contractor> {
+/** The contractor of Atelier Demo's directory with this name, created on first use. */
+export async function contractorOf(em: EntityManager, name: string): Promise<Contractor> {
   const email = emailOf(name);
   return await em.findOne(Contractor, { organization: DEMO_IDS.organizations.atelierDemo, email })
     ?? em.create(Contractor, { organization: DEMO_IDS.organizations.atelierDemo, name, email });
@@ -89,6 +92,7 @@ export async function fillProject(t: TestApp, projectId: string, templates: Main
   for (const [tpl, d] of documents) {
     const doc = em.create(Document, {
       template: tpl, contractor: await contractorOf(em, d.contractor), intention: d.intention ?? null, createdAt: new Date((invited += 60_000)),
+      dceDownloadedAt: d.dce ? new Date(INVITED_AT) : null,
     });
     byKey.set(d.key, doc);
     ids[d.key] = doc.id;
