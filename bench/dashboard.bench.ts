@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { withScratchDatabase } from './support';
+import { median, withScratchDatabase } from './support';
 import { addOtherOrganizations, buildDataset } from './dataset';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 
@@ -153,7 +153,6 @@ function post(url: string, token: string, body: string, via = agent): Promise<{ 
   });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 

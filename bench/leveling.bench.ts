@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { withScratchDatabase } from './support';
+import { ARCHITECT, median, withScratchDatabase } from './support';
 import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
-import type { Caller } from '../src/services/caller';
 import { LevelingService } from '../src/services/leveling.service';
 import { BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
 
@@ -25,13 +24,6 @@ import { BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
  */
 
 const RUNS = 5;
-const ARCHITECT: Caller = {
-  userId: DEMO_IDS.users.architect,
-  email: 'architect@demo.test',
-  adminOrganizationIds: [DEMO_IDS.organizations.atelierDemo, DEMO_IDS.organizations.atelierNord],
-  currentOrganizationId: DEMO_IDS.organizations.atelierDemo,
-  adminHeadquarterIds: [DEMO_IDS.headquarter],
-};
 
 const LEVELING_QUERY = `query($first: Int) { projects(first: $first) { nodes { id leveling { id name currency
   totals { lots lotsWithOffers budget offeredLotsBudget lowest lowestDeviation { value percent } retained retainedDeviation { value percent } }
@@ -41,11 +33,6 @@ const LEVELING_QUERY = `query($first: Int) { projects(first: $first) { nodes { i
   lots { id templateId name tradeNumber isSlice summary { documents offers lowest highest median mean spread { value percent } budget retained retainedDeviation { value percent } abnormallyLow }
     documents { documentId state intention rank lowest retained selected abnormallyLow offer { version sentAt subTotal discount amount }
       deviationFromBudget { value percent } deviationFromLowest { value percent } deviationFromMedian { value percent } contractor { id name } } } } } } }`;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 

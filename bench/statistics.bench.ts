@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { withScratchDatabase } from './support';
+import { ARCHITECT, median, withScratchDatabase } from './support';
 import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
-import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
-import type { Caller } from '../src/services/caller';
+import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 import { StatisticsService } from '../src/services/statistics.service';
 import { startBareStatisticsServer } from './bare-statistics-server';
 import { addOtherOrganizations, BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
@@ -33,19 +32,7 @@ import { oracleProjectStatistics, oracleTemplateStats } from '../test/support/st
 
 const MAX_PROJECTS = 5000;
 const RUNS = 7;
-const ARCHITECT: Caller = {
-  userId: DEMO_IDS.users.architect,
-  email: 'architect@demo.test',
-  adminOrganizationIds: [DEMO_IDS.organizations.atelierDemo, DEMO_IDS.organizations.atelierNord],
-  currentOrganizationId: DEMO_IDS.organizations.atelierDemo,
-  adminHeadquarterIds: [DEMO_IDS.headquarter],
-};
 const POOL = 10;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** Counts the SQL statements `orm` sends while a callback runs. */
 function statementCounter(orm: MikroORM) {
