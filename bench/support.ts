@@ -3,8 +3,7 @@ import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config';
 import { adminQuery, startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../src/database';
-import { DEMO_IDS, loadDemoData } from '../src/seed/demo-data';
-import type { Caller } from '../src/services/caller';
+import { DEMO_ARCHITECT_CALLER, loadDemoData } from '../src/seed/demo-data';
 
 /** A benchmark writes a whole database: never anywhere but this machine. */
 function assertLoopback(url: string): void {
@@ -41,14 +40,8 @@ export async function withScratchDatabase(name: string, poolMax: number, fn: (or
   }
 }
 
-/** The demo architect (Atelier Demo and Atelier Nord) as loadCaller builds them: the caller of service-level benchmarks. */
-export const ARCHITECT: Caller = {
-  userId: DEMO_IDS.users.architect,
-  email: 'architect@demo.test',
-  adminOrganizationIds: [DEMO_IDS.organizations.atelierDemo, DEMO_IDS.organizations.atelierNord],
-  currentOrganizationId: DEMO_IDS.organizations.atelierDemo,
-  adminHeadquarterIds: [DEMO_IDS.headquarter],
-};
+/** The caller of service-level benchmarks. */
+export const ARCHITECT = DEMO_ARCHITECT_CALLER;
 
 /** The middle value (the upper one of an even count). */
 export function median(values: readonly number[]): number {

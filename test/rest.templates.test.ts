@@ -1,4 +1,4 @@
-import { DEMO_IDS } from '../src/seed/demo-data';
+import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../src/seed/demo-data';
 import { DocumentService } from '../src/services/document.service';
 import type { ServiceContext } from '../src/services/service-context';
 import { TemplateService } from '../src/services/template.service';
@@ -540,10 +540,7 @@ describe('batch reads of TemplateService and DocumentService (the GraphQL loader
   const context = (): ServiceContext => ({
     em: t.orm.em.fork(),
     config: t.config,
-    caller: {
-      userId: DEMO_IDS.users.architect, email: 'architect@demo.test', currentOrganizationId: DEMO_IDS.organizations.atelierDemo,
-      adminOrganizationIds: [DEMO_IDS.organizations.atelierDemo, DEMO_IDS.organizations.atelierNord], adminHeadquarterIds: [DEMO_IDS.headquarter],
-    },
+    caller: DEMO_ARCHITECT_CALLER,
   });
 
   it('reads the templates of many projects in one statement, leaving out projects of other organizations', async () => {

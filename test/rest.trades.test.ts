@@ -1,5 +1,5 @@
 import { Template } from '../src/entities';
-import { DEMO_IDS } from '../src/seed/demo-data';
+import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../src/seed/demo-data';
 import { ProjectTradeService } from '../src/services/project-trade.service';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
@@ -403,11 +403,7 @@ describe('ProjectTradeService.tradesByProject', () => {
   it('answers the trades of many projects in one statement, none for projects the caller may not see', async () => {
     const service = new ProjectTradeService({
       em: t.orm.em.fork(), config: t.config,
-      caller: {
-        userId: DEMO_IDS.users.architect, email: 'architect@demo.test',
-        adminOrganizationIds: [DEMO_IDS.organizations.atelierDemo, DEMO_IDS.organizations.atelierNord],
-        currentOrganizationId: DEMO_IDS.organizations.atelierDemo, adminHeadquarterIds: [DEMO_IDS.headquarter],
-      },
+      caller: DEMO_ARCHITECT_CALLER,
     });
     const ids = [PRJ.residence, PRJ.school, PRJ.nordOffices, PRJ.cabinetSudHall, UNKNOWN];
     const { result, statements } = await t.queries.measure(() => service.tradesByProject(ids));

@@ -4,7 +4,7 @@ import {
 } from '../src/entities';
 import type { Caller } from '../src/services/caller';
 import { StatisticsService, type ProjectStatisticsView, type TemplateStatsView } from '../src/services/statistics.service';
-import { DEMO_IDS } from '../src/seed/demo-data';
+import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { request } from './support/http';
@@ -20,14 +20,7 @@ let t: TestApp;
 let architect: string;
 let other: string;
 
-/** Architect of Atelier Demo and Atelier Nord, as loadCaller would build them. */
-const ARCHITECT: Caller = {
-  userId: DEMO_IDS.users.architect,
-  email: 'architect@demo.test',
-  adminOrganizationIds: [ORG.atelierDemo, ORG.atelierNord],
-  currentOrganizationId: ORG.atelierDemo,
-  adminHeadquarterIds: [DEMO_IDS.headquarter],
-};
+const ARCHITECT = DEMO_ARCHITECT_CALLER;
 const OTHER: Caller = {
   userId: DEMO_IDS.users.other, email: 'other@demo.test', adminOrganizationIds: [ORG.cabinetSud],
   currentOrganizationId: ORG.cabinetSud, adminHeadquarterIds: [],

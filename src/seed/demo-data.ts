@@ -15,6 +15,7 @@ import {
   type ConstructionType, type OrganizationAddress, type ProjectOptionalDates, type ProjectScopes,
   type ProjectSiteAddress, type ResponseType,
 } from '../entities';
+import type { Caller } from '../services/caller';
 import { hashPassword } from '../services/password';
 import { normalizeKey } from '../services/text';
 
@@ -220,6 +221,15 @@ export const DEMO_USERS = {
   /** Administrator of Atelier Demo whose API access is not activated. */
   noapi: 'noapi@demo.test',
 } as const;
+
+/** The demo architect as loadCaller builds them: for calling the services directly (tests, benchmarks). */
+export const DEMO_ARCHITECT_CALLER: Caller = {
+  userId: DEMO_IDS.users.architect,
+  email: DEMO_USERS.architect,
+  adminOrganizationIds: [DEMO_IDS.organizations.atelierDemo, DEMO_IDS.organizations.atelierNord],
+  currentOrganizationId: DEMO_IDS.organizations.atelierDemo,
+  adminHeadquarterIds: [DEMO_IDS.headquarter],
+};
 
 /** The SIRET two contractor organizations share, and another one (internal company lookups). */
 export const DEMO_SIRETS = { shared: '73282932000074', single: '55210055400013' } as const;

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DEMO_IDS } from '../../src/seed/demo-data';
-import type { Caller } from '../../src/services/caller';
+import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../../src/seed/demo-data';
 import { StatisticsService } from '../../src/services/statistics.service';
 import { startTestApp, type TestApp } from '../support/app';
 import { oracleProjectStatistics, oracleTemplateStats } from '../support/statistics-oracle';
@@ -23,13 +22,7 @@ const RUNS = process.env.FUZZ_RUNS ? Math.max(1, Math.floor(Number(process.env.F
 const SEED = Number(process.env.FUZZ_SEED ?? 20261220);
 const ORG = DEMO_IDS.organizations;
 
-const ARCHITECT: Caller = {
-  userId: DEMO_IDS.users.architect,
-  email: 'architect@demo.test',
-  adminOrganizationIds: [ORG.atelierDemo, ORG.atelierNord],
-  currentOrganizationId: ORG.atelierDemo,
-  adminHeadquarterIds: [DEMO_IDS.headquarter],
-};
+const ARCHITECT = DEMO_ARCHITECT_CALLER;
 
 let t: TestApp;
 let contractors: string[];
