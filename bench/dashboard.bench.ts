@@ -71,7 +71,11 @@ class ServerProcess {
         DATABASE_ACQUIRE_TIMEOUT_MS: '60000',
         DATABASE_STATEMENT_TIMEOUT_MS: '60000',
         DATABASE_CONNECT_TIMEOUT_MS: '60000',
+        // The operator's setting to compare (unset: the service's default).
+        ...(process.env.GRAPHQL_MAX_CONCURRENT_OPERATIONS ? { GRAPHQL_MAX_CONCURRENT_OPERATIONS: process.env.GRAPHQL_MAX_CONCURRENT_OPERATIONS } : {}),
       },
+      // Node's own flags for the server (e.g. BENCH_SERVER_NODE_FLAGS="--cpu-prof --max-semi-space-size=32").
+      execArgv: (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean),
       // The access log goes where a production one would go: out of the process, here nowhere.
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

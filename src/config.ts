@@ -1,6 +1,7 @@
 /** Configuration from environment variables, validated once at start. */
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
+import { availableParallelism } from 'node:os';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 
@@ -42,7 +43,14 @@ export interface Config {
    * database, which createApp loads into this field at start.
    */
   downloadUrlSecret: string | Buffer | null;
-  graphql: { introspection: boolean; landingPage: boolean };
+  graphql: {
+    introspection: boolean;
+    landingPage: boolean;
+    /** Operations executed at once by this instance; more wait in turn (docs/faults.md, "Concurrent operations"). */
+    maxConcurrentOperations: number;
+    /** How long an operation waits for its turn before 503 + Retry-After. */
+    queueTimeoutMs: number;
+  };
   /** Web origins whose pages may call the service from a browser (docs/decisions.md, "Browsers"). */
   cors: CorsSettings;
   /** After a stop signal: the listener stays open this long (readiness already failing), then closes. */
@@ -234,6 +242,8 @@ export function loadConfig(env: Env = process.env): Config {
     graphql: {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
+      maxConcurrentOperations: int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS', Math.max(2, availableParallelism()), 1, 10000),
+      queueTimeoutMs: int(env, 'GRAPHQL_QUEUE_TIMEOUT_MS', 3000, 50, 600000),
     },
     cors: corsSettings(env, production),
     ...shutdown(env, production),

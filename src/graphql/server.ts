@@ -16,6 +16,7 @@ import type { TokenVerifier } from '../services/token-verifier';
 import { createContext, type GraphQLContext } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
 import { compiledExecution } from './executor';
+import { operationSlots } from './operation-slots';
 import { createIde, IDE_ASSETS_PATH } from './ide';
 import { graphqlSchema } from './schema';
 
@@ -213,8 +214,9 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, met
     if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) throw new MethodNotAllowedError(ctx.method, '/graphql', ['GET', 'POST']);
     return next();
   });
-  router.post('/graphql', authenticate, jsonBody(), apollo);
-  router.get('/graphql', idePage, authenticate, apollo);
+  const slots = operationSlots(config.graphql.maxConcurrentOperations, config.graphql.queueTimeoutMs);
+  router.post('/graphql', authenticate, jsonBody(), slots, apollo);
+  router.get('/graphql', idePage, authenticate, slots, apollo);
   if (ide) router.get(`${IDE_ASSETS_PATH}/:build/:file`, ide.asset);
   return { router, stop: () => server.stop() };
 }

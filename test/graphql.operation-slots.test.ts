@@ -1,0 +1,100 @@
+import { Client } from 'pg';
+import { DEMO_IDS } from '../src/seed/demo-data';
+import { operationSlots } from '../src/graphql/operation-slots';
+import type { AppMiddleware } from '../src/http/state';
+import { startTestApp, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
+import { gql } from './support/graphql';
+import { request } from './support/http';
+import { expectServiceUnavailable } from './support/retry-later';
+
+const PROJECT = DEMO_IDS.projects.residence;
+const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id name } } }';
+/** Far above every bound configured below: an unanswered request then fails the test instead of hanging it. */
+const HANG_MS = 8000;
+
+/** Runs the middleware over a fake request whose work ends when `finish` is called. */
+function operation(slots: AppMiddleware, running: { now: number; max: number; order: number[] }, n: number) {
+  let finish!: () => void;
+  const work = new Promise<void>((resolve) => { finish = resolve; });
+  let started!: () => void;
+  const begun = new Promise<void>((resolve) => { started = resolve; });
+  const done = slots({} as never, async () => {
+    running.now++;
+    running.max = Math.max(running.max, running.now);
+    running.order.push(n);
+    started();
+    await work;
+    running.now--;
+  });
+  return { finish, begun, done };
+}
+
+describe('GraphQL operations run at most GRAPHQL_MAX_CONCURRENT_OPERATIONS at once', () => {
+  it('runs no more than the limit at once and the waiting ones in arrival order', async () => {
+    const slots = operationSlots(2, 10000);
+    const running = { now: 0, max: 0, order: [] as number[] };
+    const ops = Array.from({ length: 6 }, (_, i) => operation(slots, running, i));
+    await Promise.all([ops[0].begun, ops[1].begun]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(running.order).toEqual([0, 1]);
+    for (const op of ops) {
+      op.finish();
+      await op.done;
+    }
+    expect(running.order).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(running.max).toBe(2);
+  });
+
+  it('frees the slot of an operation that failed', async () => {
+    const slots = operationSlots(1, 200);
+    await expect(slots({} as never, async () => { throw new Error('resolver failed'); })).rejects.toThrow('resolver failed');
+    const after = jest.fn(async () => undefined);
+    await slots({} as never, after);
+    expect(after).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('an operation that waits longer than GRAPHQL_QUEUE_TIMEOUT_MS for its turn', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestApp({ GRAPHQL_MAX_CONCURRENT_OPERATIONS: '1', GRAPHQL_QUEUE_TIMEOUT_MS: '300', DATABASE_LOCK_TIMEOUT_MS: '4000', DATABASE_STATEMENT_TIMEOUT_MS: '5000' });
+    token = await tokenFor(t.url, 'architect@demo.test');
+  });
+  afterAll(() => t?.close());
+
+  it('is answered 503 + Retry-After in errors[] while the only slot is taken; REST is not held; the held operation then completes', async () => {
+    // The only slot is taken by a mutation waiting on a project row locked by a transaction of our own.
+    const client = new Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    await client.query('begin');
+    await client.query('select id from project where id = $1 for update', [PROJECT]);
+    let released = false;
+    try {
+      const held = gql(t.url, token, CREATE_TRADE, { p: PROJECT, i: { name: 'Slot holder', number: '92', shortName: 'SH' } }, { timeoutMs: HANG_MS });
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await client.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and datname = current_database()`);
+        if (rows[0].n >= 1) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+
+      const started = Date.now();
+      const refused = await gql(t.url, token, '{ me { id } }', undefined, { timeoutMs: HANG_MS });
+      expectServiceUnavailable(refused, 'graphql');
+      expect(Date.now() - started).toBeLessThan(HANG_MS / 2);
+      expect((await request(t.url, 'GET', `/api/svc/v1/projects/${PROJECT}`, { token })).status).toBe(200);
+
+      await client.query('rollback');
+      released = true;
+      const answer = await held;
+      expect({ status: answer.status, errors: answer.body.errors }).toEqual({ status: 200, errors: undefined });
+      expect(answer.body.data.createProjectTrade.trade.name).toBe('Slot holder');
+      expect((await gql(t.url, token, '{ me { id } }')).status).toBe(200);
+    } finally {
+      if (!released) await client.query('rollback').catch(() => undefined);
+      await client.end();
+    }
+  });
+});
