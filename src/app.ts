@@ -27,6 +27,7 @@ import { graphqlSchema } from './graphql/schema';
 import { ChangeFeed } from './graphql/subscriptions/feed';
 import { createSubscriptionServer, type SubscriptionServer } from './graphql/subscriptions/websocket';
 import { ChangeListener } from './events/change-listener';
+import { CallerCache } from './services/caller-cache';
 import { Metrics } from './metrics';
 
 export interface AppDeps {
@@ -61,6 +62,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // The built-in provider's tokens are verified against its keys in process, never over HTTP from ourselves.
   const ownKeys = config.auth.devProvider ? () => new IdentityProviderService(orm.em.fork(), config).verificationKeys() : null;
   const verifier = new TokenVerifier(config, ownKeys);
+  const callers = new CallerCache(config.auth.callerCacheTtlMs);
   // Counters in the service's own database unless Redis or memory is configured (docs/rate-limits.md).
   const limiters = await createRateLimiters(config.rateLimit, orm.config.get('clientUrl')!, log);
   // One key for every instance on this database, unless the configuration gives one.
@@ -88,16 +90,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
     connectTimeoutMs: config.database.connectTimeoutMs,
     log,
     onEvent: (event) => feed.add(event),
+    onCallerChange: (userId) => callers.forget(userId),
     onResumed: () => void feed.resync(),
-    onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
+    onStatus: (listening) => {
+      callers.setListening(listening);
+      metrics.changeListenerListening.set(listening ? 1 : 0);
+    },
   });
   const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle, listener);
   koa.use(healthRoutes(readiness).routes());
   koa.use(metricsRoutes(metrics, config).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
-  koa.use(restRoutes(config, verifier).routes());
+  koa.use(restRoutes(config, verifier, callers).routes());
   koa.use(fileRoutes(config).routes());
-  const graphql = await graphqlRoutes(config, verifier, metrics);
+  const graphql = await graphqlRoutes(config, verifier, callers, metrics);
   koa.use(graphql.router.routes());
   const subscriptions = createSubscriptionServer({
     config, orm, log, metrics, verifier, feed, lifecycle,

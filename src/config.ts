@@ -37,6 +37,8 @@ export interface Config {
     clockToleranceSeconds: number;
     /** Least time between two JWKS fetches triggered by an unknown `kid`. */
     jwksCooldownMs: number;
+    /** How long a caller is kept between requests, at most (src/services/caller-cache.ts); 0: never kept. */
+    callerCacheTtlMs: number;
   };
   /**
    * Key that signs download URLs: DOWNLOAD_URL_SECRET, or else (null here) the one shared through the
@@ -237,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
       scope: str(env, 'AUTH_SCOPE', 'svc'),
       clockToleranceSeconds: int(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
       jwksCooldownMs: int(env, 'AUTH_JWKS_COOLDOWN_MS', 5000, 0, 3600000),
+      callerCacheTtlMs: int(env, 'AUTH_CALLER_CACHE_TTL_MS', 60000, 0, 3600000),
     },
     downloadUrlSecret: downloadUrlSecret(env),
     graphql: {

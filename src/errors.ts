@@ -136,8 +136,12 @@ const DOWN_CODES = new Set([
 ]);
 /** The pool's acquire timeout (knex's KnexTimeoutError, also when MikroORM wraps it). */
 const BUSY_MESSAGES = /^Knex: Timeout acquiring a connection/;
-/** node-postgres's own wording for a socket closed, a connect timeout, or a server that stopped answering. */
-const DOWN_MESSAGES = /Connection terminated|timeout expired|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable/i;
+/**
+ * node-postgres's own wording for a socket closed, a connect timeout, or a server that stopped answering; and
+ * knex's for a statement sent on a transaction it already ended, which it does when the connection under the
+ * transaction failed (a BEGIN the server never answered: the write then finds its transaction gone).
+ */
+const DOWN_MESSAGES = /Connection terminated|timeout expired|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable|^Transaction query already complete/i;
 
 export type DatabaseFault = 'busy' | 'down';
 

@@ -67,6 +67,15 @@ describe('Authentication: Authorization header on every operation', () => {
     expect((await request(t.url, 'GET', PROTECTED, { token: justExpired })).status).toBe(200);
   });
 
+  it('a token verified on an earlier request is refused once it expires: the signature is kept, not the expiry check', async () => {
+    // Expires 2 s from now, within the 5 s tolerance for 7 s: accepted (and its signature kept), then refused.
+    const shortLived = await resignWithProviderKey(t.orm, architect, (c) => ({ ...c, exp: now() + 2 }));
+    expect((await request(t.url, 'GET', PROTECTED, { token: shortLived })).status).toBe(200);
+    expect((await request(t.url, 'GET', PROTECTED, { token: shortLived })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 8000));
+    expectRefused(await request(t.url, 'GET', PROTECTED, { token: shortLived }), 401, 'The token has expired', shortLived);
+  }, 20000);
+
   it('401: token not valid yet (nbf in the future beyond the tolerance)', async () => {
     const early = await resignWithProviderKey(t.orm, architect, (c) => ({ ...c, nbf: now() + 120 }));
     expectRefused(await request(t.url, 'GET', PROTECTED, { token: early }), 401, 'The token is not valid yet', early);

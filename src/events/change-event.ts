@@ -7,6 +7,12 @@ import { isUuid } from '../services/uuid';
 export const CHANGE_CHANNEL = 'tender_changes';
 
 /**
+ * The channel of authorization changes (src/migrations/Migration20270105000000_caller_changes.ts): a user's id,
+ * or `*` for every user, whose caller the instances must forget (src/services/caller-cache.ts).
+ */
+export const CALLER_CHANNEL = 'tender_callers';
+
+/**
  * What a notification reports: a project (its row, managers), a trade of it, a template or slice, an invited
  * contractor's document, a version (an answer) of a document. `resync` is ours, never the database's: after
  * the listener was not listening, every subscriber gets one, since changes may have been missed.

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { describeDatabase } from '../database';
-import { CHANGE_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
+import { CALLER_CHANNEL, CHANGE_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
 
 export interface ChangeListenerOptions {
   url: string;
@@ -9,6 +9,8 @@ export interface ChangeListenerOptions {
   connectTimeoutMs: number;
   log: Logger;
   onEvent(event: ChangeEvent): void;
+  /** An authorization change: a user's id, or `*` for every user. */
+  onCallerChange?(userId: string): void;
   /** After listening again following an interruption: notifications sent meanwhile are lost. */
   onResumed(): void;
   /** Whether the listener listens, each time that changes (a gauge of /metrics). */
@@ -98,6 +100,10 @@ export class ChangeListener {
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('connection ended')));
     client.on('notification', (message) => {
+      if (message.channel === CALLER_CHANNEL) {
+        this.options.onCallerChange?.(message.payload ?? '*');
+        return;
+      }
       if (message.channel !== CHANGE_CHANNEL) return;
       const event = parseChangeEvent(message.payload);
       if (event) this.options.onEvent(event);
@@ -105,7 +111,7 @@ export class ChangeListener {
     });
     try {
       await client.connect();
-      await client.query(`listen ${CHANGE_CHANNEL}`);
+      await client.query(`listen ${CHANGE_CHANNEL}; listen ${CALLER_CHANNEL}`);
     } catch (err) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);

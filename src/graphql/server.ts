@@ -13,6 +13,7 @@ import { jsonBody } from '../http/body.middleware';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../services/token-verifier';
+import type { CallerCache } from '../services/caller-cache';
 import { createContext, type GraphQLContext } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
 import { compiledExecution } from './executor';
@@ -152,7 +153,7 @@ export function graphqlProtection(config: Config) {
 }
 
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
-export async function graphqlRoutes(config: Config, verifier: TokenVerifier, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+export async function graphqlRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const protection = graphqlProtection(config);
   const server = new ApolloServer<Context>({
     // The schema, executed by compiled queries (executor.ts).
@@ -202,7 +203,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, met
   // A request without a valid token is answered before any field runs; the errors middleware writes it in
   // GraphQL's shape (src/http/errors.middleware.ts).
   const authenticate: AppMiddleware = async (ctx, next) => {
-    await authenticateRequest(ctx, verifier);
+    await authenticateRequest(ctx, verifier, callers);
     return next();
   };
   const ide = config.graphql.landingPage ? createIde(config) : null;

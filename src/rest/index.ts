@@ -5,6 +5,7 @@ import { createReadStream } from 'node:fs';
 import type { Config } from '../config';
 import type { AppState } from '../http/state';
 import type { TokenVerifier } from '../services/token-verifier';
+import type { CallerCache } from '../services/caller-cache';
 import { mountRoutes } from './mount';
 import { buildOpenApi } from './openapi';
 import { companyRoutes } from './company.routes';
@@ -63,8 +64,8 @@ export function openApiDocument(config: Pick<Config, 'auth'>) {
 }
 
 /** The REST operations, their OpenAPI description and a reference page served from swagger-ui-dist. */
-export function restRoutes(config: Config, verifier: TokenVerifier): Router<AppState> {
-  const router = mountRoutes(ALL_ROUTES, config, verifier);
+export function restRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache): Router<AppState> {
+  const router = mountRoutes(ALL_ROUTES, config, verifier, callers);
   const openapi = openApiDocument(config);
   const docs = docsHtml(config);
   router.get('/api/svc/v1/openapi.json', (ctx) => {

@@ -4,6 +4,7 @@ import { authenticate } from '../http/auth.middleware';
 import type { AppMiddleware, AppState } from '../http/state';
 import type { Config } from '../config';
 import type { TokenVerifier } from '../services/token-verifier';
+import type { CallerCache } from '../services/caller-cache';
 import { validateInput, validateRestInput, validateRestQuery, withRestFieldNames } from '../services/validation';
 import { ALIAS_PREFIX, PREFIXES, type RouteDef } from './route';
 
@@ -13,9 +14,9 @@ export function routePaths(r: RouteDef): string[] {
 }
 
 /** Mounts route definitions: authentication, then validation of path, query and body, then the handler. */
-export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenVerifier): Router<AppState> {
+export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenVerifier, callers: CallerCache): Router<AppState> {
   const router = new Router<AppState>();
-  const auth = authenticate(verifier);
+  const auth = authenticate(verifier, callers);
   const body = jsonBody();
   const noBody: AppMiddleware = (_ctx, next) => next();
   for (const r of routes) {

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
 import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError, toAppError } from '../errors';
 import { isUuid } from './uuid';
@@ -39,6 +40,13 @@ export type OwnKeys = () => Promise<JSONWebKeySet>;
 export class TokenVerifier {
   private jwks: Promise<JWTVerifyGetKey> | null = null;
   private jwksFor = '';
+  /**
+   * Signatures already verified, by token and issuer, for a minute at most: an RS256 verification was about a
+   * tenth of a REST request's CPU, and a client sends one token many times. Expiry and every claim below are still
+   * checked on each request; a key withdrawn from the provider's JWKS is not seen sooner without this cache,
+   * since jose keeps the keys it fetched until an unknown `kid` makes it fetch again (docs/caching.md).
+   */
+  private readonly verified = new LRUCache<string, JWTPayload>({ max: 10000, ttl: 60000 });
 
   constructor(private readonly config: Config, private readonly ownKeys: OwnKeys | null = null) {}
 
@@ -100,20 +108,25 @@ export class TokenVerifier {
     if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new UnauthenticatedError('The bearer token is not a JWT');
 
     const { issuer, clientId, scope: requiredScope, clockToleranceSeconds } = this.config.auth;
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, await this.keySet(), {
-        issuer,
-        clockTolerance: clockToleranceSeconds,
-        requiredClaims: ['sub', 'exp'],
-      }));
-    } catch (err) {
-      throw mapJoseError(err);
+    const cacheKey = `${issuer} ${token}`;
+    let payload = this.verified.get(cacheKey);
+    // A kept token past its expiry goes through jose again, which refuses it with the usual answer.
+    if (!payload || (payload.exp! + clockToleranceSeconds) * 1000 <= Date.now()) {
+      try {
+        ({ payload } = await jwtVerify(token, await this.keySet(), {
+          issuer,
+          clockTolerance: clockToleranceSeconds,
+          requiredClaims: ['sub', 'exp'],
+        }));
+      } catch (err) {
+        throw mapJoseError(err);
+      }
+      // base64url leaves spare bits in the last character; changing them keeps the signature bytes, yet the
+      // token is not the one issued. Only the canonical encoding is accepted.
+      const signature = token.slice(token.lastIndexOf('.') + 1);
+      if (Buffer.from(signature, 'base64url').toString('base64url') !== signature) throw altered();
+      this.verified.set(cacheKey, payload);
     }
-    // base64url leaves spare bits in the last character; changing them keeps the signature bytes, yet the
-    // token is not the one issued. Only the canonical encoding is accepted.
-    const signature = token.slice(token.lastIndexOf('.') + 1);
-    if (Buffer.from(signature, 'base64url').toString('base64url') !== signature) throw altered();
 
     const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
     if (!aud.includes(clientId) && payload.azp !== clientId) {
