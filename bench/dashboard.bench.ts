@@ -71,6 +71,7 @@ class ServerProcess {
         DATABASE_ACQUIRE_TIMEOUT_MS: '60000',
         DATABASE_STATEMENT_TIMEOUT_MS: '60000',
         DATABASE_CONNECT_TIMEOUT_MS: '60000',
+        GRAPHQL_QUEUE_TIMEOUT_MS: '60000',
         // The operator's setting to compare (unset: the service's default).
         ...(process.env.GRAPHQL_MAX_CONCURRENT_OPERATIONS ? { GRAPHQL_MAX_CONCURRENT_OPERATIONS: process.env.GRAPHQL_MAX_CONCURRENT_OPERATIONS } : {}),
       },

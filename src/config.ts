@@ -246,7 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
       maxConcurrentOperations: int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS', Math.max(2, availableParallelism()), 1, 10000),
-      queueTimeoutMs: int(env, 'GRAPHQL_QUEUE_TIMEOUT_MS', 3000, 50, 600000),
+      queueTimeoutMs: int(env, 'GRAPHQL_QUEUE_TIMEOUT_MS', 10000, 50, 600000),
     },
     cors: corsSettings(env, production),
     ...shutdown(env, production),

@@ -121,6 +121,14 @@ describe('the dashboard query (Query.projects with statistics, templates, docume
     expect(fifty.statements).toBe(12);
   });
 
+  it('reads only the version columns the query selects (versions { id version status }: no amounts, times or files)', async () => {
+    const { sql } = await t.queries.measure(() => gql(t.url, architect, DASHBOARD, { first: 2 }));
+    const versions = sql.filter((s) => /from document_version v\s+where v\.document_id = any/.test(s));
+    expect(versions).toHaveLength(1);
+    const columns = versions[0].slice(versions[0].indexOf('select') + 6, versions[0].indexOf('from')).split(',').map((c) => c.trim());
+    expect(columns).toEqual(['v.document_id', 'v.version', 'v.id', 'v.status']);
+  });
+
   it('runs as many SQL statements for 50 projects as for 1 written as the front end writes it (examples/graphql, fragments and `me`)', async () => {
     const query = print(DashboardDocument);
     const one = await t.queries.measure(() => gql(t.url, architect, query, { first: 1 }));

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { GraphQLSchema } from 'graphql';
 import type { ContractorDetailView } from '../services/contractor.service';
 import { OrganizationService, type OrganizationView, type UserView } from '../services/organization.service';
-import { DocumentService, type DocumentRecord, type VersionRecord } from '../services/document.service';
+import { DocumentService, VERSION_FIELDS, type DocumentRecord, type VersionRecord } from '../services/document.service';
 import { ProjectTradeService, type ProjectTradeView } from '../services/project-trade.service';
 import { TemplateService, type TemplateFields } from '../services/template.service';
 import { ProjectService, type ProjectFields } from '../services/project.service';
@@ -82,7 +82,7 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     managers: mapLoader<UserView[]>((ids) => projects.managersByProject(ids), []),
     templates: mapLoader<TemplateFields[]>((ids) => templates.templatesByProject(ids), []),
     documents: mapLoader<DocumentRecord[]>((ids) => documents.documentsByTemplate(ids, { state: selection.has('Document', 'state') }), []),
-    versions: mapLoader<VersionRecord[]>((ids) => documents.versionsByDocument(ids, { hasFiles: selection.has('DocumentVersion', 'hasFiles') }), []),
+    versions: mapLoader<VersionRecord[]>((ids) => documents.versionsByDocument(ids, VERSION_FIELDS.filter((f) => selection.has('DocumentVersion', f))), []),
     contractor: mapLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null),
     trades: mapLoader<ProjectTradeView[]>((ids) => trades.tradesByProject(ids), []),
     tradeListTrades: mapLoader<TradeListTradeView[]>((ids) => tradeLists.tradesByList(ids), []),

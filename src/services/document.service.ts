@@ -37,8 +37,25 @@ export interface DocumentVersionRecord extends DocumentVersionView {
   id: string;
 }
 
-/** What a loader reads of a version: `hasFiles` only when asked for (it reads the files). */
-export type VersionRecord = Omit<DocumentVersionRecord, 'hasFiles'> & Partial<Pick<DocumentVersionRecord, 'hasFiles'>>;
+/**
+ * The columns of a version's fields. A loader reads only those of the fields the operation selects: each column
+ * costs decoding on every row (a timestamp, parsing too), and a dashboard reads thousands of versions.
+ */
+const VERSION_COLUMNS = {
+  id: 'v.id',
+  subTotal: 'v.sub_total',
+  discount: 'v.discount',
+  status: 'v.status',
+  sentAt: 'v.sent_at',
+  isMandate: 'v.is_mandate',
+  hasDpgf: 'v.has_dpgf',
+  hasFiles: 'exists (select 1 from document_file f where f.version_id = v.id) as has_files',
+} as const;
+export type VersionField = keyof typeof VERSION_COLUMNS;
+export const VERSION_FIELDS = Object.keys(VERSION_COLUMNS) as VersionField[];
+
+/** What a loader reads of a version: its number, and the fields the operation selects (the others are absent). */
+export type VersionRecord = Pick<DocumentVersionRecord, 'version'> & Partial<DocumentVersionRecord>;
 
 /** What a loader reads of a document: `state` only when asked for (it reads the versions). */
 export type DocumentRecord = Omit<DocumentFields, 'state'> & Partial<Pick<DocumentFields, 'state'>>;
@@ -136,30 +153,33 @@ export class DocumentService {
     return this.query('d.template_id = ? and d.contractor_id = any(array[?]::uuid[])', [templateId.toLowerCase(), ids], true) as Promise<DocumentFields[]>;
   }
 
-  /** Versions of many documents in one statement, by document id, ordered by version; `hasFiles` unless `{ hasFiles: false }`. */
+  /** Versions of many documents in one statement, by document id, ordered by version; every field unless `fields` says which. */
   async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, DocumentVersionRecord[]>>;
-  async versionsByDocument(documentIds: readonly string[], asked: { hasFiles: boolean }): Promise<Map<string, VersionRecord[]>>;
-  async versionsByDocument(documentIds: readonly string[], asked = { hasFiles: true }): Promise<Map<string, VersionRecord[]>> {
+  async versionsByDocument(documentIds: readonly string[], fields: readonly VersionField[]): Promise<Map<string, VersionRecord[]>>;
+  async versionsByDocument(documentIds: readonly string[], fields: readonly VersionField[] = VERSION_FIELDS): Promise<Map<string, VersionRecord[]>> {
     const ids = uuidList(documentIds);
     if (!ids.length) return new Map();
+    const asked = new Set(fields);
+    const columns = VERSION_FIELDS.filter((f) => asked.has(f)).map((f) => `, ${VERSION_COLUMNS[f]}`).join('');
     // Documents reach here only through the caller's templates; versions carry no tenancy of their own.
     const rows = await this.sc.em.execute<VersionRow[]>(`
-      select v.id, v.document_id, v.version, v.sub_total, v.discount, v.status, v.sent_at, v.is_mandate, v.has_dpgf
-        ${asked.hasFiles ? ', exists (select 1 from document_file f where f.version_id = v.id) as has_files' : ''}
+      select v.document_id, v.version ${columns}
       from document_version v
       where v.document_id = any(${uuidArraySql(ids)})
       order by v.document_id, v.version`);
-    return groupUnder(ids, rows, (r) => r.document_id, (r): VersionRecord => ({
-      id: r.id,
-      version: r.version,
-      subTotal: round2(Number(r.sub_total)),
-      discount: round2(Number(r.discount)),
-      status: r.status,
-      sentAt: rowTime(this.sc.em, r.sent_at),
-      isMandate: r.is_mandate,
-      hasFiles: r.has_files,
-      hasDpgf: r.has_dpgf,
-    }));
+    const em = this.sc.em;
+    return groupUnder(ids, rows, (r) => r.document_id, (r): VersionRecord => {
+      const v: VersionRecord = { version: r.version };
+      if (asked.has('id')) v.id = r.id;
+      if (asked.has('subTotal')) v.subTotal = round2(Number(r.sub_total));
+      if (asked.has('discount')) v.discount = round2(Number(r.discount));
+      if (asked.has('status')) v.status = r.status;
+      if (asked.has('sentAt')) v.sentAt = rowTime(em, r.sent_at);
+      if (asked.has('isMandate')) v.isMandate = r.is_mandate;
+      if (asked.has('hasDpgf')) v.hasDpgf = r.has_dpgf;
+      if (asked.has('hasFiles')) v.hasFiles = r.has_files;
+      return v;
+    });
   }
 
   /** Directory entries of the caller's organizations by id, in one statement. */
