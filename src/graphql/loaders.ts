@@ -81,7 +81,11 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     organization: callerOrganizations(organizations, sc),
     managers: mapLoader<UserView[]>((ids) => projects.managersByProject(ids), []),
     templates: mapLoader<TemplateFields[]>((ids) => templates.templatesByProject(ids), []),
-    documents: mapLoader<DocumentRecord[]>((ids) => documents.documentsByTemplate(ids, { state: selection.has('Document', 'state') }), []),
+    documents: mapLoader<DocumentRecord[]>((ids) => documents.documentsByTemplate(ids, {
+      state: selection.has('Document', 'state'),
+      intention: selection.has('Document', 'intention'),
+      dceDownloadedAt: selection.has('Document', 'dceDownloadedAt'),
+    }), []),
     versions: mapLoader<VersionRecord[]>((ids) => documents.versionsByDocument(ids, VERSION_FIELDS.filter((f) => selection.has('DocumentVersion', f))), []),
     contractor: mapLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null),
     trades: mapLoader<ProjectTradeView[]>((ids) => trades.tradesByProject(ids), []),

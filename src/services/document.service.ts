@@ -57,8 +57,16 @@ export const VERSION_FIELDS = Object.keys(VERSION_COLUMNS) as VersionField[];
 /** What a loader reads of a version: its number, and the fields the operation selects (the others are absent). */
 export type VersionRecord = Pick<DocumentVersionRecord, 'version'> & Partial<DocumentVersionRecord>;
 
-/** What a loader reads of a document: `state` only when asked for (it reads the versions). */
-export type DocumentRecord = Omit<DocumentFields, 'state'> & Partial<Pick<DocumentFields, 'state'>>;
+/** A document's fields read only when asked for: `state` reads the versions, the others cost decoding on every row. */
+export interface DocumentFieldsAsked {
+  state: boolean;
+  intention: boolean;
+  dceDownloadedAt: boolean;
+}
+const ALL_DOCUMENT_FIELDS: DocumentFieldsAsked = { state: true, intention: true, dceDownloadedAt: true };
+
+/** What a loader reads of a document: its keys, and the fields of DocumentFieldsAsked that were asked for. */
+export type DocumentRecord = Omit<DocumentFields, keyof DocumentFieldsAsked> & Partial<Pick<DocumentFields, keyof DocumentFieldsAsked>>;
 
 /** A document as "Template detail" shows it, plus its `state`. */
 export interface DocumentView {
@@ -109,11 +117,13 @@ interface VersionRow {
 const MAX_VERSION = 2147483647;
 
 /**
- * Documents of the caller's organizations, with their `state` when asked for, in creation order. `where` is an
- * extra SQL condition on `d` with its bindings.
+ * Documents of the caller's organizations, with the fields asked for, in creation order. `where` is an extra SQL
+ * condition on `d` with its bindings.
  */
-const DOCUMENTS_SQL = (where: string, state: boolean) => state
-  ? `select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at,
+const DOCUMENTS_SQL = (where: string, asked: DocumentFieldsAsked) => {
+  const columns = `d.id, d.template_id, d.contractor_id${asked.intention ? ', d.intention' : ''}${asked.dceDownloadedAt ? ', d.dce_downloaded_at' : ''}`;
+  return asked.state
+    ? `select ${columns},
       case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state
     from document d
     join template t on t.id = d.template_id
@@ -123,26 +133,27 @@ const DOCUMENTS_SQL = (where: string, state: boolean) => state
     ) l on true
     where p.organization_id = any(array[?]::uuid[]) and ${where}
     order by d.created_at, d.id`
-  : `select d.id, d.template_id, d.contractor_id, d.intention, d.dce_downloaded_at
+    : `select ${columns}
     from document d
     join template t on t.id = d.template_id
     join project p on p.id = t.project_id
     where p.organization_id = any(array[?]::uuid[]) and ${where}
     order by d.created_at, d.id`;
+};
 
 /** Invited contractors' documents on templates: their versions, contractors, files and download URLs. */
 export class DocumentService {
   constructor(private readonly sc: ServiceContext) {}
 
   /**
-   * Documents of many templates in one statement, by template id (every requested id present); `state` unless
-   * `{ state: false }`.
+   * Documents of many templates in one statement, by template id (every requested id present); every field
+   * unless `asked` leaves some out.
    */
   async documentsByTemplate(templateIds: readonly string[]): Promise<Map<string, DocumentFields[]>>;
-  async documentsByTemplate(templateIds: readonly string[], asked: { state: boolean }): Promise<Map<string, DocumentRecord[]>>;
-  async documentsByTemplate(templateIds: readonly string[], asked = { state: true }): Promise<Map<string, DocumentRecord[]>> {
+  async documentsByTemplate(templateIds: readonly string[], asked: DocumentFieldsAsked): Promise<Map<string, DocumentRecord[]>>;
+  async documentsByTemplate(templateIds: readonly string[], asked = ALL_DOCUMENT_FIELDS): Promise<Map<string, DocumentRecord[]>> {
     const ids = uuidList(templateIds);
-    const rows = ids.length ? await this.query(`d.template_id = any(${uuidArraySql(ids)})`, [], asked.state) : [];
+    const rows = ids.length ? await this.query(`d.template_id = any(${uuidArraySql(ids)})`, [], asked) : [];
     return groupUnder(ids, rows, (d) => d.templateId, (d) => d);
   }
 
@@ -150,7 +161,7 @@ export class DocumentService {
   async documentsOfContractors(templateId: string, contractorIds: readonly string[]): Promise<DocumentFields[]> {
     const ids = uuidList(contractorIds);
     if (!ids.length) return [];
-    return this.query('d.template_id = ? and d.contractor_id = any(array[?]::uuid[])', [templateId.toLowerCase(), ids], true) as Promise<DocumentFields[]>;
+    return this.query('d.template_id = ? and d.contractor_id = any(array[?]::uuid[])', [templateId.toLowerCase(), ids], ALL_DOCUMENT_FIELDS) as Promise<DocumentFields[]>;
   }
 
   /** Versions of many documents in one statement, by document id, ordered by version; every field unless `fields` says which. */
@@ -253,17 +264,17 @@ export class DocumentService {
     return row.id;
   }
 
-  private async query(where: string, params: unknown[], state: boolean): Promise<DocumentRecord[]> {
+  private async query(where: string, params: unknown[], asked: DocumentFieldsAsked): Promise<DocumentRecord[]> {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!orgs.length) return [];
-    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(where, state), [orgs, ...params]);
-    return rows.map((r) => ({
-      id: r.id,
-      templateId: r.template_id,
-      contractorId: r.contractor_id,
-      intention: r.intention,
-      state: r.state,
-      dceDownloadedAt: rowTime(this.sc.em, r.dce_downloaded_at),
-    }));
+    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(where, asked), [orgs, ...params]);
+    const em = this.sc.em;
+    return rows.map((r) => {
+      const d: DocumentRecord = { id: r.id, templateId: r.template_id, contractorId: r.contractor_id };
+      if (asked.intention) d.intention = r.intention;
+      if (asked.state) d.state = r.state;
+      if (asked.dceDownloadedAt) d.dceDownloadedAt = rowTime(em, r.dce_downloaded_at);
+      return d;
+    });
   }
 }
