@@ -17,9 +17,8 @@ const pct = (a: string, b: string) => `coalesce(round((${a}) * 100 / nullif(${b}
  * when asked by project id.
  *
  * A document's state and offer (the sub_total and discount of its latest ANSWERED version), and a lot's
- * retained offer, are the rows the statistics triggers keep (Migration20261220000000_statistics); only the
- * number and sending time of the offer's version are read from the history, in one pass over the offered
- * documents' answered versions.
+ * retained offer, are the rows the statistics triggers keep (Migration20261220000000_statistics), with the
+ * number and sending time of the offer's version (Migration20261231000000_statistics_offer_version).
  * Every figure is computed on exact numerics and rounded once, as PostgreSQL rounds numerics (half away
  * from zero); the median of an even count is the mean of the two middle offers, kept exact for comparisons.
  *
@@ -75,7 +74,8 @@ const LEVELING_SQL = `
   f as (
     select lot.*, coalesce(a.documents, 0) as documents, coalesce(a.offers, 0) as offers, a.lowest, a.highest, a.mean, m.median,
       ds.document_id, ds.contractor_id, c.name as contractor_name, ds.state, ds.intention,
-      ds.offer_sub_total as sub_total, ds.offer_discount as discount, r.amount, r.rank, d.created_at as invited_at,
+      ds.offer_sub_total as sub_total, ds.offer_discount as discount, ds.offer_version as version, ds.offer_sent_at as sent_at,
+      r.amount, r.rank, d.created_at as invited_at,
       coalesce(so.amount is not null, false) as selected_offered
     from lot
     left join agg a on a.template_id = lot.template_id
@@ -85,14 +85,6 @@ const LEVELING_SQL = `
     left join document d on d.id = r.document_id
     left join contractor c on c.id = ds.contractor_id
     left join doc so on so.document_id = lot.selected_consultation_id and so.template_id = lot.template_id
-  ),
-  -- The offer's version: the latest ANSWERED one of each offered document, in one sorted pass (a lookup per
-  -- offer cost ~1 s for 1,000 projects).
-  ver as (
-    select distinct on (v.document_id) v.document_id, v.version, v.sent_at
-    from document_version v join doc on doc.document_id = v.document_id and doc.amount is not null
-    where v.status = 'ANSWERED'
-    order by v.document_id, v.version desc
   ),
   tot as (
     select lot.project_id, count(lot.template_id) as lots, count(a.lowest) as lots_with_offers,
@@ -111,7 +103,7 @@ const LEVELING_SQL = `
     f.highest - f.lowest as spread, ${pct('f.highest - f.lowest', 'f.lowest')} as spread_percent,
     f.retained, f.retained - f.budget as retained_deviation, ${pct('f.retained - f.budget', 'f.budget')} as retained_deviation_percent,
     f.document_id, f.contractor_id, f.contractor_name, f.state, f.intention,
-    v.version, extract(epoch from v.sent_at) * 1000 as sent_at_ms, f.sub_total, f.discount, f.amount, f.rank,
+    f.version, extract(epoch from f.sent_at) * 1000 as sent_at_ms, f.sub_total, f.discount, f.amount, f.rank,
     f.amount - f.budget as budget_deviation, ${pct('f.amount - f.budget', 'f.budget')} as budget_deviation_percent,
     f.amount - f.lowest as lowest_deviation, ${pct('f.amount - f.lowest', 'f.lowest')} as lowest_deviation_percent,
     round(f.amount - f.median, 2) as median_deviation, ${pct('f.amount - f.median', 'f.median')} as median_deviation_percent,
@@ -122,7 +114,6 @@ const LEVELING_SQL = `
     coalesce(f.median > 0 and (f.median - f.amount) * 100 > ?::numeric * f.median, false) as is_abnormally_low
   from f
   join tot on tot.project_id = f.project_id
-  left join ver v on v.document_id = f.document_id
   order by f.project_id, f.position, f.amount is null, f.amount, f.contractor_name, f.invited_at, f.document_id`;
 
 /** pg answers numeric and bigint as strings. */
