@@ -205,8 +205,9 @@ describe('Project.leveling and Template.leveling on a dashboard', () => {
     expect([one.result.body.errors, fifty.result.body.errors]).toEqual([undefined, undefined]);
     expect(fifty.result.body.data.projects.nodes).toHaveLength(PROJECTS);
     expect(fifty.statements).toBe(one.statements);
-    // caller, page (no count: totalCount is not asked), the projects' leveling, templates, the templates' leveling, contractors.
-    expect(fifty.statements).toBe(6);
+    // caller, page (no count: totalCount is not asked), the projects' leveling (lots, documents), templates, the
+    // templates' leveling (lots, documents), contractors.
+    expect(fifty.statements).toBe(8);
     expect(fifty.sql.filter((s) => s.includes('document_statistics'))).toHaveLength(2);
   });
 
