@@ -196,14 +196,18 @@ function totalsOf(sums: readonly LotSums[]): ProjectLeveling['totals'] {
   };
 }
 
-/** A project's leveling from its lots: the matrix, with each contractor who made an offer as one column. */
-function projectOf(first: LotRow, lots: TemplateLeveling[], totals: ProjectLeveling['totals'], threshold: number): ProjectLeveling {
+/** The contractors who made an offer on the lots, each once, by name: the matrix's columns. */
+function columnsOf(lots: readonly TemplateLeveling[]): LevelingColumn[] {
   const columns = new Map<string, LevelingColumn>();
   for (const lot of lots) {
     for (const d of lot.documents) if (d.offer) columns.set(d.contractorId, { contractorId: d.contractorId, contractorName: d.contractorName });
   }
-  const contractors = [...columns.values()].sort((a, b) => a.contractorName.localeCompare(b.contractorName, 'fr') || (a.contractorId < b.contractorId ? -1 : 1));
-  const matrix: LevelingRow[] = lots.map((lot) => {
+  return [...columns.values()].sort((a, b) => a.contractorName.localeCompare(b.contractorName, 'fr') || (a.contractorId < b.contractorId ? -1 : 1));
+}
+
+/** One row per lot, one cell per column. */
+function matrixOf(lots: readonly TemplateLeveling[], contractors: readonly LevelingColumn[]): LevelingRow[] {
+  return lots.map((lot) => {
     const byContractor = new Map(lot.documents.map((d) => [d.contractorId, d]));
     const cells: LevelingCell[] = contractors.map(({ contractorId }) => {
       const d = byContractor.get(contractorId);
@@ -220,6 +224,16 @@ function projectOf(first: LotRow, lots: TemplateLeveling[], totals: ProjectLevel
     });
     return { templateId: lot.templateId, name: lot.name, budget: lot.summary.budget, lowest: lot.summary.lowest, retained: lot.summary.retained, cells };
   });
+}
+
+/**
+ * A project's leveling from its lots. The columns and the matrix (a cell per lot and contractor: ~60% of the
+ * objects of a leveling) are built when first read: a GraphQL query that selects neither, as a dashboard
+ * asking for the lots and sums does, never builds them; REST and the spreadsheet read them.
+ */
+function projectOf(first: LotRow, lots: TemplateLeveling[], totals: ProjectLeveling['totals'], threshold: number): ProjectLeveling {
+  let contractors: LevelingColumn[] | undefined;
+  let matrix: LevelingRow[] | undefined;
   return {
     projectId: first.project_id,
     name: first.project_name,
@@ -227,8 +241,12 @@ function projectOf(first: LotRow, lots: TemplateLeveling[], totals: ProjectLevel
     archived: first.archived,
     abnormallyLowBelowMedianPercent: threshold,
     lots,
-    contractors,
-    matrix,
+    get contractors() {
+      return (contractors ??= columnsOf(lots));
+    },
+    get matrix() {
+      return (matrix ??= matrixOf(lots, this.contractors));
+    },
     totals,
     lotsWithoutOffers: lots.filter((l) => l.summary.offers === 0)
       .map((l) => ({ templateId: l.templateId, name: l.name, budget: l.summary.budget, documents: l.summary.documents })),
