@@ -214,9 +214,9 @@ describe('Project.leveling and Template.leveling on a dashboard', () => {
     expect([one.result.body.errors, fifty.result.body.errors]).toEqual([undefined, undefined]);
     expect(fifty.result.body.data.projects.nodes).toHaveLength(PROJECTS);
     expect(fifty.statements).toBe(one.statements);
-    // page (no count: totalCount is not asked), the projects' leveling, templates, the templates' leveling, contractors;
-    // the caller is kept from this token's earlier requests.
-    expect(fifty.statements).toBe(5);
+    // page (no count: totalCount is not asked), the projects' leveling (lots, documents), templates, the templates'
+    // leveling (lots, documents), contractors; the caller is kept from this token's earlier requests.
+    expect(fifty.statements).toBe(7);
     expect(fifty.sql.filter((s) => s.includes('document_statistics'))).toHaveLength(2);
   });
 

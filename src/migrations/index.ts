@@ -4,6 +4,7 @@ import { Migration20261201000000_rate_limit } from './Migration20261201000000_ra
 import { Migration20261210000000_service_secret } from './Migration20261210000000_service_secret';
 import { Migration20261220000000_statistics } from './Migration20261220000000_statistics';
 import { Migration20261230000000_change_events } from './Migration20261230000000_change_events';
+import { Migration20261231000000_statistics_offer_version } from './Migration20261231000000_statistics_offer_version';
 import { Migration20270105000000_caller_changes } from './Migration20270105000000_caller_changes';
 
 /** Every migration, in order. `npm run db:migration:create` writes a new file; add it here. */
@@ -13,5 +14,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261210000000_service_secret', class: Migration20261210000000_service_secret },
   { name: 'Migration20261220000000_statistics', class: Migration20261220000000_statistics },
   { name: 'Migration20261230000000_change_events', class: Migration20261230000000_change_events },
+  { name: 'Migration20261231000000_statistics_offer_version', class: Migration20261231000000_statistics_offer_version },
   { name: 'Migration20270105000000_caller_changes', class: Migration20270105000000_caller_changes },
 ];

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../../src/seed/demo-data';
 import { StatisticsService } from '../../src/services/statistics.service';
 import { startTestApp, type TestApp } from '../support/app';
-import { oracleProjectStatistics, oracleTemplateStats } from '../support/statistics-oracle';
+import { maintainedOfferVersions, oracleOfferVersions, oracleProjectStatistics, oracleTemplateStats } from '../support/statistics-oracle';
 
 /*
  * The statistics kept at write time (Migration20261220000000_statistics) against the formulas as they were
@@ -50,11 +50,15 @@ const amount = fc.oneof(
 const discount = fc.oneof(fc.constantFrom(0, 0, 50, 100.5, -20), fc.integer({ min: 0, max: 20000 }).map((c) => c / 100));
 const pick = fc.nat({ max: 1000 });
 const intention = fc.constantFrom(null, 'YES', 'NO', 'MAYBE');
+/** A version's sending time (microseconds included), or none: the leveling reads the offer's. */
+const sentAt = fc.option(fc.constantFrom('2026-11-02T09:00:00Z', '2026-11-03T17:45:12.345678Z', '2026-12-01T00:00:00.000001Z'));
 
 const command = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('insertVersion' as const), doc: pick, version: fc.option(fc.integer({ min: 1, max: 5 })), status: fc.constantFrom(...STATUSES), subTotal: amount, discount }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('updateVersion' as const), version: pick, status: fc.option(fc.constantFrom(...STATUSES)), subTotal: fc.option(amount), discount: fc.option(discount), number: fc.option(fc.integer({ min: 1, max: 6 })), moveTo: fc.option(pick) }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('insertVersion' as const), doc: pick, version: fc.option(fc.integer({ min: 1, max: 5 })), status: fc.constantFrom(...STATUSES), subTotal: amount, discount, sentAt }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('updateVersion' as const), version: pick, status: fc.option(fc.constantFrom(...STATUSES)), subTotal: fc.option(amount), discount: fc.option(discount), number: fc.option(fc.integer({ min: 1, max: 6 })), moveTo: fc.option(pick), sentAt: fc.option(sentAt) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteVersion' as const), version: pick }) },
+  // Only the sending time changes: nothing but the offer's sent_at depends on it.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('sendVersion' as const), version: pick, sentAt }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('updateVersionsOfDocument' as const), doc: pick, status: fc.constantFrom(...STATUSES) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteVersionsOfTemplate' as const), template: pick }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('insertDocument' as const), template: pick, contractor: pick, intention, dce: fc.boolean() }) },
@@ -74,7 +78,7 @@ const step = fc.record({ command, rollback: fc.nat({ max: 9 }).map((n) => n === 
 /** Documents the arena starts with, each with a few versions. */
 const initialDocument = fc.record({
   template: pick, contractor: pick, intention, dce: fc.boolean(),
-  versions: fc.array(fc.record({ status: fc.constantFrom('ANSWERED', ...STATUSES), sub_total: amount, discount }), { maxLength: 4 }),
+  versions: fc.array(fc.record({ status: fc.constantFrom('ANSWERED', ...STATUSES), sub_total: amount, discount, sent_at: sentAt }), { maxLength: 4 }),
 });
 type InitialDocument = typeof initialDocument extends fc.Arbitrary<infer D> ? D : never;
 
@@ -105,20 +109,23 @@ function statements(c: Command, arena: Arena): string[] {
   const s = sets(arena);
   switch (c.kind) {
     case 'insertVersion':
-      return [`insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount)
+      return [`insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount, sent_at)
         select gen_random_uuid(), now(), now(), d.id,
           ${c.version ?? '(select coalesce(max(v.version), 0) + 1 from document_version v where v.document_id = d.id)'},
-          '${c.status}', ${c.subTotal}, ${c.discount}
+          '${c.status}', ${c.subTotal}, ${c.discount}, ${literal(c.sentAt)}
         from document d where d.id = ${nth(s.documents, c.doc)}`];
     case 'updateVersion': {
       const sets_ = [
         c.status && `status = '${c.status}'`, c.subTotal !== null && `sub_total = ${c.subTotal}`,
         c.discount !== null && `discount = ${c.discount}`, c.number !== null && `version = ${c.number}`,
         c.moveTo !== null && `document_id = coalesce(${nth(s.documents, c.moveTo)}, document_id)`,
+        c.sentAt !== null && `sent_at = ${literal(c.sentAt)}`,
       ].filter(Boolean);
       if (sets_.length === 0) return [];
       return [`update document_version set ${sets_.join(', ')} where id = ${nth(s.versions, c.version)}`];
     }
+    case 'sendVersion':
+      return [`update document_version set sent_at = ${literal(c.sentAt)} where id = ${nth(s.versions, c.version)}`];
     case 'deleteVersion':
       return [`delete from document_version where id = ${nth(s.versions, c.version)}`];
     case 'updateVersionsOfDocument':
@@ -195,13 +202,13 @@ async function fill(em: EntityManager, arena: Arena, documents: InitialDocument[
     join (${templates}) t on t.rn = x.template % t.n
     on conflict (template_id, contractor_id) do nothing`, [spec, arena.projects]);
   await em.execute(`
-    insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount)
-    select gen_random_uuid(), now(), now(), d.id, v.ord, v.status, v.sub_total, v.discount
+    insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount, sent_at)
+    select gen_random_uuid(), now(), now(), d.id, v.ord, v.status, v.sub_total, v.discount, v.sent_at
     from jsonb_to_recordset(?::jsonb) x(template int, contractor uuid, versions jsonb)
     join (${templates}) t on t.rn = x.template % t.n
     join document d on d.template_id = t.id and d.contractor_id = x.contractor
-    cross join lateral rows from (jsonb_to_recordset(x.versions) as (status text, sub_total numeric, discount numeric))
-      with ordinality v(status, sub_total, discount, ord)
+    cross join lateral rows from (jsonb_to_recordset(x.versions) as (status text, sub_total numeric, discount numeric, sent_at timestamptz))
+      with ordinality v(status, sub_total, discount, sent_at, ord)
     on conflict (document_id, version) do nothing`, [spec, arena.projects]);
 }
 
@@ -242,14 +249,17 @@ describe('statistics kept at write time', () => {
       await run(em, arena, steps);
       const templates = [...arena.templates];
       const service = new StatisticsService({ em, caller: ARCHITECT, config: t.config });
-      const [projects, expectedProjects, stats, expectedStats] = await Promise.all([
+      const [projects, expectedProjects, stats, expectedStats, offers, expectedOffers] = await Promise.all([
         service.projectStatistics(arena.projects),
         oracleProjectStatistics(em.fork(), arena.projects, ARCHITECT.adminOrganizationIds),
         service.templateStats(templates),
         oracleTemplateStats(em.fork(), templates, ARCHITECT.adminOrganizationIds),
+        maintainedOfferVersions(em.fork(), arena.projects),
+        oracleOfferVersions(em.fork(), arena.projects),
       ]);
       expect(projects).toEqual(expectedProjects);
       expect(stats).toEqual(expectedStats);
+      expect(offers).toEqual(expectedOffers);
     }), { numRuns: RUNS, seed: SEED, endOnFailure: true });
   }, Math.max(60_000, RUNS * 400));
 });

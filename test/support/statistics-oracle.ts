@@ -174,3 +174,34 @@ export async function oracleProjectStatistics(em: EntityManager, projectIds: str
     },
   }]));
 }
+
+/** The offer's version number and sending time of a document: those of its highest ANSWERED version; null when none. */
+export interface DocumentOfferVersion {
+  version: number | null;
+  sentAt: string | null;
+}
+
+const OFFER_VERSIONS = (from: string) => `
+  select d.id, a.version, to_char(a.sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as sent_at
+  from ${from}
+  left join lateral (
+    select v.version, v.sent_at from document_version v
+    where v.document_id = d.id and v.status = 'ANSWERED' order by v.version desc limit 1
+  ) a on true`;
+
+const offerVersionMap = (rows: Array<{ id: string; version: number | null; sent_at: string | null }>) =>
+  new Map<string, DocumentOfferVersion>(rows.map((r) => [r.id, { version: r.version, sentAt: r.sent_at }]));
+
+/** By document id, from the whole histories, for every document of the projects (whatever their organization). */
+export async function oracleOfferVersions(em: EntityManager, projectIds: string[]): Promise<Map<string, DocumentOfferVersion>> {
+  return offerVersionMap(await em.execute(
+    `${OFFER_VERSIONS('document d join template t on t.id = d.template_id')} where t.project_id = any(array[?]::uuid[])`, [projectIds]));
+}
+
+/** The same, as document_statistics keeps it (Migration20261231000000_statistics_offer_version). */
+export async function maintainedOfferVersions(em: EntityManager, projectIds: string[]): Promise<Map<string, DocumentOfferVersion>> {
+  return offerVersionMap(await em.execute(`
+    select ds.document_id as id, ds.offer_version as version,
+      to_char(ds.offer_sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as sent_at
+    from document_statistics ds where ds.project_id = any(array[?]::uuid[])`, [projectIds]));
+}

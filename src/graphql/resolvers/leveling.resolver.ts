@@ -37,7 +37,8 @@ export class ProjectLevelingFieldResolver {
 @Resolver(() => TemplateLeveling)
 export class TemplateLevelingResolver {
   @FieldResolver(() => ID, { description: '"<templateId>:leveling:<abnormallyLowBelowMedianPercent>"' })
-  id(@Root() leveling: TemplateLeveling) {
+  // The root untyped: type-graphql would copy each leveling into a new TemplateLeveling to read two fields (direct-resolvers.ts).
+  id(@Root() leveling: Pick<TemplateLeveling, 'templateId' | 'abnormallyLowBelowMedianPercent'>) {
     return levelingId(leveling.templateId, leveling.abnormallyLowBelowMedianPercent);
   }
 }
@@ -45,7 +46,7 @@ export class TemplateLevelingResolver {
 @Resolver(() => ProjectLeveling)
 export class ProjectLevelingResolver {
   @FieldResolver(() => ID, { description: '"<projectId>:leveling:<abnormallyLowBelowMedianPercent>"' })
-  id(@Root() leveling: ProjectLeveling) {
+  id(@Root() leveling: Pick<ProjectLeveling, 'projectId' | 'abnormallyLowBelowMedianPercent'>) {
     return levelingId(leveling.projectId, leveling.abnormallyLowBelowMedianPercent);
   }
 }

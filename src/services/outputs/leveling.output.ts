@@ -5,16 +5,17 @@ import { Rest } from './output';
 
 /**
  * Bid leveling (issue 13, docs/leveling.md): one class per record, feeding the GraphQL type and the REST
- * component alike. Money is rounded to 2 decimals once, after exact numeric arithmetic in PostgreSQL; every
- * percent is rounded to 2 decimals and is 0 when what it divides by is 0 (decisions.md sections 2 and 5).
- * GraphQL adds, through field resolvers, the cache ids of TemplateLeveling and ProjectLeveling and the
- * `contractor` of entries and columns.
+ * component alike. Money is rounded to 2 decimals once, after exact arithmetic as PostgreSQL's on numerics
+ * (src/services/leveling-figures.ts); every percent is rounded to 2 decimals and is 0 when what it divides by
+ * is 0 (decisions.md sections 2 and 5). GraphQL adds, through field resolvers, the cache ids of
+ * TemplateLeveling and ProjectLeveling and the `contractor` of entries and columns; the other fields are
+ * `simpleResolvers`, read off the record (a leveling of 1,000 projects has ~1.5 million of them).
  */
 
 const COUNT = { minimum: 0 };
 const PERCENT = { minimum: 0, maximum: 100 };
 
-@ObjectType({ description: 'The offer of a document: its latest ANSWERED version' })
+@ObjectType({ description: 'The offer of a document: its latest ANSWERED version', simpleResolvers: true })
 export class LevelingOffer {
   @Field(() => Int, { description: 'Number of the version' }) @Rest({ schema: { minimum: 1 }, example: 2 }) version!: number;
   @Field(() => Date, { nullable: true }) sentAt!: Date | null;
@@ -23,7 +24,7 @@ export class LevelingOffer {
   @Field(() => Float, { description: 'sub_total - discount' }) @Rest({ example: 115500 }) amount!: number;
 }
 
-@ObjectType({ description: 'A document of a lot side by side with the others: offers first, ranked, then the documents without an offer' })
+@ObjectType({ description: 'A document of a lot side by side with the others: offers first, ranked, then the documents without an offer', simpleResolvers: true })
 export class LevelingEntry {
   @Field(() => ID) documentId!: string;
   @Field(() => ID) contractorId!: string;
@@ -42,7 +43,7 @@ export class LevelingEntry {
   @Field({ description: 'Below the median offer by more than the threshold (abnormally_low_below_median_percent)' }) abnormallyLow!: boolean;
 }
 
-@ObjectType({ description: 'Figures of a lot\'s offers; the amounts are null while it has none' })
+@ObjectType({ description: 'Figures of a lot\'s offers; the amounts are null while it has none', simpleResolvers: true })
 export class LevelingSummary {
   @Field(() => Int, { description: 'Invited documents' }) @Rest({ schema: COUNT, example: 4 }) documents!: number;
   @Field(() => Int, { description: 'Documents with an offer' }) @Rest({ schema: COUNT, example: 3 }) offers!: number;
@@ -57,7 +58,7 @@ export class LevelingSummary {
   @Field(() => Int, { description: 'Offers flagged abnormally low' }) @Rest({ schema: COUNT, example: 0 }) abnormallyLow!: number;
 }
 
-@ObjectType({ description: 'The bid leveling of a lot: a template, or a slice (its own lot)' })
+@ObjectType({ description: 'The bid leveling of a lot: a template, or a slice (its own lot)', simpleResolvers: true })
 export class TemplateLeveling {
   @Field(() => ID) templateId!: string;
   @Field({ description: 'The trade\'s name, with " - <slice>" for a slice' }) @Rest({ example: 'Gros œuvre' }) name!: string;
@@ -71,13 +72,13 @@ export class TemplateLeveling {
   @Field(() => [LevelingEntry]) documents!: LevelingEntry[];
 }
 
-@ObjectType({ description: 'A contractor column of the lots × contractors matrix' })
+@ObjectType({ description: 'A contractor column of the lots × contractors matrix', simpleResolvers: true })
 export class LevelingColumn {
   @Field(() => ID) contractorId!: string;
   @Field() @Rest({ example: 'Bâtiments Durand' }) contractorName!: string;
 }
 
-@ObjectType({ description: 'A contractor\'s cell on a lot row: empty (nulls) when the contractor holds no document on the lot' })
+@ObjectType({ description: 'A contractor\'s cell on a lot row: empty (nulls) when the contractor holds no document on the lot', simpleResolvers: true })
 export class LevelingCell {
   @Field(() => ID) contractorId!: string;
   @Field(() => ID, { nullable: true }) documentId!: string | null;
@@ -89,7 +90,7 @@ export class LevelingCell {
   @Field() abnormallyLow!: boolean;
 }
 
-@ObjectType({ description: 'A lot row of the matrix, one cell per column, in the columns\' order' })
+@ObjectType({ description: 'A lot row of the matrix, one cell per column, in the columns\' order', simpleResolvers: true })
 export class LevelingRow {
   @Field(() => ID) templateId!: string;
   @Field() @Rest({ example: 'Gros œuvre' }) name!: string;
@@ -99,7 +100,7 @@ export class LevelingRow {
   @Field(() => [LevelingCell]) cells!: LevelingCell[];
 }
 
-@ObjectType({ description: 'A lot with no offer yet' })
+@ObjectType({ description: 'A lot with no offer yet', simpleResolvers: true })
 export class LevelingLot {
   @Field(() => ID) templateId!: string;
   @Field() @Rest({ example: 'Plomberie' }) name!: string;
@@ -107,7 +108,7 @@ export class LevelingLot {
   @Field(() => Int, { description: 'Invited documents' }) @Rest({ schema: COUNT, example: 2 }) documents!: number;
 }
 
-@ObjectType({ description: 'Sums of a project\'s lots against its total budget (lots without an offer add 0 to the sums of offers)' })
+@ObjectType({ description: 'Sums of a project\'s lots against its total budget (lots without an offer add 0 to the sums of offers)', simpleResolvers: true })
 export class LevelingTotals {
   @Field(() => Int) @Rest({ schema: COUNT, example: 6 }) lots!: number;
   @Field(() => Int) @Rest({ schema: COUNT, example: 3 }) lotsWithOffers!: number;
@@ -119,7 +120,7 @@ export class LevelingTotals {
   @Field(() => AmountPercent, { description: 'retained - budget, and as a percent of the budget' }) retainedDeviation!: AmountPercent;
 }
 
-@ObjectType({ description: 'The bid leveling of a project: its lots, the lots × contractors matrix and the sums against the budget' })
+@ObjectType({ description: 'The bid leveling of a project: its lots, the lots × contractors matrix and the sums against the budget', simpleResolvers: true })
 export class ProjectLeveling {
   @Field(() => ID) projectId!: string;
   @Field() @Rest({ example: 'Résidence Les Tilleuls – 42 logements' }) name!: string;
