@@ -5,7 +5,9 @@ import { graphqlSchema } from '../src/graphql/schema';
 import { toRest } from '../src/rest/serialize';
 import { loadCaller } from '../src/services/caller.service';
 import type { VerifiedToken } from '../src/services/token-verifier';
-import { DEMO_IDS } from '../src/seed/demo-data';
+import type { Caller } from '../src/services/caller';
+import { DocumentService, VERSION_FIELDS } from '../src/services/document.service';
+import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
@@ -121,9 +123,25 @@ describe('the dashboard query (Query.projects with statistics, templates, docume
     expect(fifty.statements).toBe(12);
   });
 
+  it('reads the templates\' documents, versions and contractors by the page\'s project ids, without waiting for the level above', async () => {
+    const { sql, result } = await t.queries.measure(() => gql(t.url, architect, DASHBOARD, { first: 3 }));
+    const projects = result.body.data.projects.nodes as DashboardProject[];
+    const documentIds = projects.flatMap((p) => p.templates.flatMap((tpl) => tpl.documents.map((d) => d.id)));
+    const templateIds = projects.flatMap((p) => p.templates.map((tpl) => tpl.id));
+    expect(documentIds.length).toBeGreaterThan(0);
+    // The table a statement reads from first (its main one).
+    const reading = (table: string) => sql.filter((s) => /^\s*select [^]*?\bfrom "?(\w+)"? /.exec(s)?.[1] === table);
+    for (const statement of [...reading('document'), ...reading('document_version'), ...reading('contractor')]) {
+      // Sent once the page is known: every project id of the page in it, and no id a lower level answered.
+      for (const project of projects) expect(statement).toContain(project.id);
+      for (const id of [...templateIds, ...documentIds]) expect(statement).not.toContain(id);
+    }
+    expect([reading('document').length, reading('document_version').length, reading('contractor').length]).toEqual([1, 1, 1]);
+  });
+
   it('reads only the version columns the query selects (versions { id version status }: no amounts, times or files)', async () => {
     const { sql } = await t.queries.measure(() => gql(t.url, architect, DASHBOARD, { first: 2 }));
-    const versions = sql.filter((s) => /from document_version v\s+where v\.document_id = any/.test(s));
+    const versions = sql.filter((s) => /^\s*select v\.document_id, v\.version\b[^]*\bfrom document_version v\b/.test(s));
     expect(versions).toHaveLength(1);
     const columns = versions[0].slice(versions[0].indexOf('select') + 6, versions[0].indexOf('from')).split(',').map((c) => c.trim());
     expect(columns).toEqual(['v.document_id', 'v.version', 'v.id', 'v.status']);
@@ -176,6 +194,36 @@ describe('the dashboard query (Query.projects with statistics, templates, docume
     const fifty = await t.queries.measure(() => gql(t.url, architect, query, { ids }));
     expect(fifty.result.body.data.projectsStatistics.map((s: { projectId: string }) => s.projectId)).toEqual(ids);
     expect(fifty.statements).toBe(one.statements);
+  });
+});
+
+describe('reading ahead by project (DocumentService.documentsByProject, versionsByProject, contractorsByProject)', () => {
+  const OTHER: Caller = {
+    userId: DEMO_IDS.users.other, email: 'other@demo.test', adminOrganizationIds: [DEMO_IDS.organizations.cabinetSud],
+    currentOrganizationId: DEMO_IDS.organizations.cabinetSud, adminHeadquarterIds: [],
+  };
+  const service = (caller: Caller) => new DocumentService({ em: t.orm.em.fork(), caller, config: t.config });
+  const read = async (caller: Caller, projectIds: string[]) => {
+    const documents = service(caller);
+    return Promise.all([
+      documents.documentsByProject(projectIds, { state: true, intention: true, dceDownloadedAt: true }),
+      documents.versionsByProject(projectIds, VERSION_FIELDS),
+      documents.contractorsByProject(projectIds),
+    ]);
+  };
+
+  it('reads nothing of projects of organizations where the caller is not Administrator', async () => {
+    const projects = (await ok(DASHBOARD, { first: 3 })).projects.nodes as DashboardProject[];
+    const ids = projects.map((p) => p.id);
+    const [documents, versions, contractors] = await read(DEMO_ARCHITECT_CALLER, ids);
+    // Not vacuous: the owner reads every level, as the level-by-level loaders do.
+    const expected = projects.flatMap((p) => p.templates.flatMap((tpl) => tpl.documents));
+    expect([...documents.values()].flat().map((d) => d.id).sort()).toEqual(expected.map((d) => d.id).sort());
+    expect([...versions.values()].flat().map((v) => v.id).sort()).toEqual(expected.flatMap((d) => d.versions.map((v) => v.id)).sort());
+    expect([...contractors.keys()].sort()).toEqual([...new Set(expected.map((d) => d.contractor.id))].sort());
+
+    const [otherDocuments, otherVersions, otherContractors] = await read(OTHER, ids);
+    expect([otherDocuments.size, otherVersions.size, otherContractors.size]).toEqual([0, 0, 0]);
   });
 });
 

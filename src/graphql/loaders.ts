@@ -22,6 +22,36 @@ function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>
 }
 
 /**
+ * A loader whose values a parent level may read ahead: `offer(keys, values)` says that the values of those keys
+ * are on their way (a statement already running, answering a Map); a batch waits for them instead of asking the
+ * database again, and runs its own statement only for the keys nobody offered. Missing keys resolve to `fallback`.
+ */
+function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V) {
+  const offered = new Map<string, Promise<Map<string, V>>>();
+  const loader = new DataLoader<string, V>(async (keys) => {
+    // Where each key's value comes from, decided once: a key offered while this batch waits is answered by it.
+    const from = keys.map((k) => offered.get(k));
+    const own = keys.filter((_, i) => !from[i]);
+    const sources = [...new Set(from.filter((p) => p !== undefined))];
+    const [mine, ...read] = await Promise.all([own.length ? batch(own) : new Map<string, V>(), ...sources]);
+    const bySource = new Map(sources.map((p, i) => [p, read[i]]));
+    return keys.map((k, i) => (from[i] ? bySource.get(from[i])! : mine).get(k) ?? fallback);
+  });
+  return {
+    load: (key: string) => loader.load(key),
+    offer(keys: Iterable<string>, values: Promise<Map<string, V>>): void {
+      // Read ahead, perhaps never waited for (the request failed first): its failure must not go unhandled.
+      values.catch(() => undefined);
+      for (const key of keys) if (!offered.has(key)) offered.set(key, values);
+    },
+    clearAll(): void {
+      offered.clear();
+      loader.clearAll();
+    },
+  };
+}
+
+/**
  * Loaders of figures that take an argument (the leveling's threshold): one loader per value asked in the
  * request, so that a query asking every project for one threshold batches them all in one statement.
  */
@@ -76,18 +106,49 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
   const documents = new DocumentService(sc);
   const tradeLists = new TradeListService(sc);
   const leveling = new LevelingService(sc);
+  const documentFields = () => ({
+    state: selection.has('Document', 'state'),
+    intention: selection.has('Document', 'intention'),
+    dceDownloadedAt: selection.has('Document', 'dceDownloadedAt'),
+  });
+  const versionFields = () => VERSION_FIELDS.filter((f) => selection.has('DocumentVersion', f));
+  const documentsLoader = readAheadLoader<DocumentRecord[]>((ids) => documents.documentsByTemplate(ids, documentFields()), []);
+  const versionsLoader = readAheadLoader<VersionRecord[]>((ids) => documents.versionsByDocument(ids, versionFields()), []);
+  const contractorLoader = readAheadLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null);
+
+  /**
+   * A projects' templates, and when the operation selects them, the levels below read at the same time by the
+   * same project ids, each in a statement of its own on its own connection: the templates' documents, their
+   * versions and contractors. Level by level, each statement would wait for the one above and for the execution
+   * of its rows (the dashboard: four round trips one after the other); read ahead, they overlap. The same rows
+   * and tenancy as the level's own loader; offered keys are those the level above answered.
+   */
+  const templatesWithReadAhead = async (projectIds: readonly string[]): Promise<Map<string, TemplateFields[]>> => {
+    const rows = templates.templatesByProject(projectIds);
+    if (!selection.has('Template', 'documents')) return rows;
+    const versions = selection.has('Document', 'versions') ? documents.versionsByProject(projectIds, versionFields()) : null;
+    const contractors = selection.has('Document', 'contractor') ? documents.contractorsByProject(projectIds) : null;
+    const documentRows = documents.documentsByProject(projectIds, documentFields()).then((byTemplate) => {
+      const all = [...byTemplate.values()].flat();
+      if (versions) versionsLoader.offer(all.map((d) => d.id), versions);
+      if (contractors) contractorLoader.offer(all.map((d) => d.contractorId), contractors);
+      return byTemplate;
+    });
+    for (const p of [versions, contractors]) p?.catch(() => undefined);
+    documentRows.catch(() => undefined);
+    const found = await rows;
+    documentsLoader.offer([...found.values()].flat().map((t) => t.id), documentRows);
+    return found;
+  };
+
   return {
     project: mapLoader<ProjectFields | null>((ids) => projects.fieldsByIds(ids), null),
     organization: callerOrganizations(organizations, sc),
     managers: mapLoader<UserView[]>((ids) => projects.managersByProject(ids), []),
-    templates: mapLoader<TemplateFields[]>((ids) => templates.templatesByProject(ids), []),
-    documents: mapLoader<DocumentRecord[]>((ids) => documents.documentsByTemplate(ids, {
-      state: selection.has('Document', 'state'),
-      intention: selection.has('Document', 'intention'),
-      dceDownloadedAt: selection.has('Document', 'dceDownloadedAt'),
-    }), []),
-    versions: mapLoader<VersionRecord[]>((ids) => documents.versionsByDocument(ids, VERSION_FIELDS.filter((f) => selection.has('DocumentVersion', f))), []),
-    contractor: mapLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null),
+    templates: mapLoader<TemplateFields[]>(templatesWithReadAhead, []),
+    documents: documentsLoader,
+    versions: versionsLoader,
+    contractor: contractorLoader,
     trades: mapLoader<ProjectTradeView[]>((ids) => trades.tradesByProject(ids), []),
     tradeListTrades: mapLoader<TradeListTradeView[]>((ids) => tradeLists.tradesByList(ids), []),
     projectStatistics: mapLoader<ProjectStatisticsView | null>((ids) => statistics.projectStatistics(ids), null),

@@ -7,3 +7,15 @@ export function groupUnder<R, V>(ids: readonly string[], rows: Iterable<R>, keyO
   for (const row of rows) out.get(keyOf(row))?.push(view(row));
   return out;
 }
+
+/** Rows grouped by a key, in row order; only keys that have rows are present. */
+export function groupBy<R, V = R>(rows: Iterable<R>, keyOf: (row: R) => string, view: (row: R) => V = (row) => row as unknown as V): Map<string, V[]> {
+  const out = new Map<string, V[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const list = out.get(key);
+    if (list) list.push(view(row));
+    else out.set(key, [view(row)]);
+  }
+  return out;
+}

@@ -28,14 +28,10 @@ interface ContractorRow {
   updated_at: string | Date;
 }
 
-/** Directory entries of some organizations by id, in one statement (reads: rows, no entities). */
-export async function contractorsByIds(em: EntityManager, ids: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
-  if (!ids.length || !organizationIds.length) return [];
-  const rows = await em.execute<ContractorRow[]>(`
-    select c.id, c.name, c.email, c.phone, c.fiscal_number, c.company_id, c.created_at, c.updated_at
-    from contractor c
-    where c.id = any(${uuidArraySql(ids)}) and c.organization_id = any(array[?]::uuid[])`, [organizationIds]);
-  return rows.map((c) => ({
+const CONTRACTOR_COLUMNS = 'c.id, c.name, c.email, c.phone, c.fiscal_number, c.company_id, c.created_at, c.updated_at';
+
+function contractorFromRow(em: EntityManager, c: ContractorRow): ContractorDetailView {
+  return {
     id: c.id,
     name: c.name,
     email: c.email,
@@ -44,7 +40,34 @@ export async function contractorsByIds(em: EntityManager, ids: string[], organiz
     companyId: c.company_id,
     createdAt: rowTime(em, c.created_at),
     updatedAt: rowTime(em, c.updated_at),
-  }));
+  };
+}
+
+/** Directory entries of some organizations by id, in one statement (reads: rows, no entities). */
+export async function contractorsByIds(em: EntityManager, ids: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
+  if (!ids.length || !organizationIds.length) return [];
+  const rows = await em.execute<ContractorRow[]>(`
+    select ${CONTRACTOR_COLUMNS}
+    from contractor c
+    where c.id = any(${uuidArraySql(ids)}) and c.organization_id = any(array[?]::uuid[])`, [organizationIds]);
+  return rows.map((c) => contractorFromRow(em, c));
+}
+
+/**
+ * Directory entries of some organizations invited on the templates of some projects (of those organizations), in
+ * one statement: what the documents of those projects name, read without waiting for the documents.
+ */
+export async function contractorsOfProjects(em: EntityManager, projectIds: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
+  if (!projectIds.length || !organizationIds.length) return [];
+  const rows = await em.execute<ContractorRow[]>(`
+    select ${CONTRACTOR_COLUMNS}
+    from contractor c
+    where c.organization_id = any(array[?]::uuid[]) and c.id in (
+      select d.contractor_id from document d
+      join template t on t.id = d.template_id
+      join project p on p.id = t.project_id
+      where t.project_id = any(${uuidArraySql(projectIds)}) and p.organization_id = any(array[?]::uuid[]))`, [organizationIds, organizationIds]);
+  return rows.map((c) => contractorFromRow(em, c));
 }
 
 /** The contractor directory of the caller's current organization. */

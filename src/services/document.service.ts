@@ -1,11 +1,11 @@
 import { NotFoundError } from '../errors';
-import { contractorsByIds, type ContractorDetailView } from './contractor.service';
+import { contractorsByIds, contractorsOfProjects, type ContractorDetailView } from './contractor.service';
 import { rowTime, type PgTimestamp } from './rows';
 import { signedFileUrl } from './file-url';
 import type { ServiceContext } from './service-context';
 import { round2 } from './time';
 import { uuidArraySql, uuidList } from './uuid';
-import { groupUnder } from './batch';
+import { groupBy, groupUnder } from './batch';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
 export type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';
@@ -118,28 +118,19 @@ const MAX_VERSION = 2147483647;
 
 /**
  * Documents of the caller's organizations, with the fields asked for, in creation order. `where` is an extra SQL
- * condition on `d` with its bindings.
+ * condition on `d` (or its template `t`) with its bindings. `state` reads the latest version: only when asked.
  */
-const DOCUMENTS_SQL = (where: string, asked: DocumentFieldsAsked) => {
-  const columns = `d.id, d.template_id, d.contractor_id${asked.intention ? ', d.intention' : ''}${asked.dceDownloadedAt ? ', d.dce_downloaded_at' : ''}`;
-  return asked.state
-    ? `select ${columns},
-      case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state
+const DOCUMENTS_SQL = (where: string, asked: DocumentFieldsAsked) => `
+    select d.id, d.template_id, d.contractor_id${asked.intention ? ', d.intention' : ''}${asked.dceDownloadedAt ? ', d.dce_downloaded_at' : ''}${asked.state
+    ? `, case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state` : ''}
     from document d
     join template t on t.id = d.template_id
-    join project p on p.id = t.project_id
+    join project p on p.id = t.project_id${asked.state ? `
     left join lateral (
       select v.status from document_version v where v.document_id = d.id order by v.version desc limit 1
-    ) l on true
-    where p.organization_id = any(array[?]::uuid[]) and ${where}
-    order by d.created_at, d.id`
-    : `select ${columns}
-    from document d
-    join template t on t.id = d.template_id
-    join project p on p.id = t.project_id
+    ) l on true` : ''}
     where p.organization_id = any(array[?]::uuid[]) and ${where}
     order by d.created_at, d.id`;
-};
 
 /** Invited contractors' documents on templates: their versions, contractors, files and download URLs. */
 export class DocumentService {
@@ -157,6 +148,16 @@ export class DocumentService {
     return groupUnder(ids, rows, (d) => d.templateId, (d) => d);
   }
 
+  /**
+   * Documents of every template of many projects in one statement, by template id (a template without documents
+   * is absent): a template level's documents read at the same time as the templates themselves.
+   */
+  async documentsByProject(projectIds: readonly string[], asked: DocumentFieldsAsked): Promise<Map<string, DocumentRecord[]>> {
+    const ids = uuidList(projectIds);
+    const rows = ids.length ? await this.query(`t.project_id = any(${uuidArraySql(ids)})`, [], asked) : [];
+    return groupBy(rows, (d) => d.templateId);
+  }
+
   /** Documents of one template for some contractors, in one statement. */
   async documentsOfContractors(templateId: string, contractorIds: readonly string[]): Promise<DocumentFields[]> {
     const ids = uuidList(contractorIds);
@@ -170,27 +171,35 @@ export class DocumentService {
   async versionsByDocument(documentIds: readonly string[], fields: readonly VersionField[] = VERSION_FIELDS): Promise<Map<string, VersionRecord[]>> {
     const ids = uuidList(documentIds);
     if (!ids.length) return new Map();
-    const asked = new Set(fields);
-    const columns = VERSION_FIELDS.filter((f) => asked.has(f)).map((f) => `, ${VERSION_COLUMNS[f]}`).join('');
     // Documents reach here only through the caller's templates; versions carry no tenancy of their own.
-    const rows = await this.sc.em.execute<VersionRow[]>(`
-      select v.document_id, v.version ${columns}
+    const rows = await this.versionRows(`
       from document_version v
-      where v.document_id = any(${uuidArraySql(ids)})
-      order by v.document_id, v.version`);
-    const em = this.sc.em;
-    return groupUnder(ids, rows, (r) => r.document_id, (r): VersionRecord => {
-      const v: VersionRecord = { version: r.version };
-      if (asked.has('id')) v.id = r.id;
-      if (asked.has('subTotal')) v.subTotal = round2(Number(r.sub_total));
-      if (asked.has('discount')) v.discount = round2(Number(r.discount));
-      if (asked.has('status')) v.status = r.status;
-      if (asked.has('sentAt')) v.sentAt = rowTime(em, r.sent_at);
-      if (asked.has('isMandate')) v.isMandate = r.is_mandate;
-      if (asked.has('hasDpgf')) v.hasDpgf = r.has_dpgf;
-      if (asked.has('hasFiles')) v.hasFiles = r.has_files;
-      return v;
-    });
+      where v.document_id = any(${uuidArraySql(ids)})`, [], fields);
+    return groupUnder(ids, rows, (r) => r.document_id, this.versionFromRow(fields));
+  }
+
+  /**
+   * Versions of the documents of every template of many projects of the caller's organizations, in one statement,
+   * by document id (a document without versions is absent): read at the same time as the templates and documents.
+   */
+  async versionsByProject(projectIds: readonly string[], fields: readonly VersionField[]): Promise<Map<string, VersionRecord[]>> {
+    const ids = uuidList(projectIds);
+    const orgs = uuidList(this.sc.caller.adminOrganizationIds);
+    if (!ids.length || !orgs.length) return new Map();
+    const rows = await this.versionRows(`
+      from document_version v
+      join document d on d.id = v.document_id
+      join template t on t.id = d.template_id
+      join project p on p.id = t.project_id
+      where t.project_id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])`, [orgs], fields);
+    return groupBy(rows, (r) => r.document_id, this.versionFromRow(fields));
+  }
+
+  /** Directory entries of the caller's organizations invited on the templates of many projects, in one statement. */
+  async contractorsByProject(projectIds: readonly string[]): Promise<Map<string, ContractorDetailView>> {
+    const ids = uuidList(projectIds);
+    const orgs = uuidList(this.sc.caller.adminOrganizationIds);
+    return new Map((await contractorsOfProjects(this.sc.em, ids, orgs)).map((c) => [c.id, c]));
   }
 
   /** Directory entries of the caller's organizations by id, in one statement. */
@@ -262,6 +271,30 @@ export class DocumentService {
     [documentId.toLowerCase(), templateId.toLowerCase(), projectId.toLowerCase(), uuidList(this.sc.caller.adminOrganizationIds)]);
     if (!row) throw new NotFoundError('Document not found');
     return row.id;
+  }
+
+  /** Version rows `from` a clause naming the versions `v`, with the selected columns, by document and version. */
+  private versionRows(from: string, params: unknown[], fields: readonly VersionField[]): Promise<VersionRow[]> {
+    const asked = new Set(fields);
+    const columns = VERSION_FIELDS.filter((f) => asked.has(f)).map((f) => `, ${VERSION_COLUMNS[f]}`).join('');
+    return this.sc.em.execute<VersionRow[]>(`select v.document_id, v.version ${columns} ${from} order by v.document_id, v.version`, params);
+  }
+
+  private versionFromRow(fields: readonly VersionField[]): (r: VersionRow) => VersionRecord {
+    const asked = new Set(fields);
+    const em = this.sc.em;
+    return (r) => {
+      const v: VersionRecord = { version: r.version };
+      if (asked.has('id')) v.id = r.id;
+      if (asked.has('subTotal')) v.subTotal = round2(Number(r.sub_total));
+      if (asked.has('discount')) v.discount = round2(Number(r.discount));
+      if (asked.has('status')) v.status = r.status;
+      if (asked.has('sentAt')) v.sentAt = rowTime(em, r.sent_at);
+      if (asked.has('isMandate')) v.isMandate = r.is_mandate;
+      if (asked.has('hasDpgf')) v.hasDpgf = r.has_dpgf;
+      if (asked.has('hasFiles')) v.hasFiles = r.has_files;
+      return v;
+    };
   }
 
   private async query(where: string, params: unknown[], asked: DocumentFieldsAsked): Promise<DocumentRecord[]> {
