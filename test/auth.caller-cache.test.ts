@@ -67,6 +67,19 @@ describe('CallerCache', () => {
     expect((await cache.get(USER, async () => callerOf(['o1', 'o2']))).currentOrganizationId).toBe('o1');
   });
 
+  it('gives each request its own organizations and headquarters: a request changing them changes no other request', async () => {
+    const cache = new CallerCache(60000);
+    cache.setListening(true);
+    const lookUp = async () => ({ ...callerOf(['o1', 'o2']), adminHeadquarterIds: ['h1'] });
+    const looked = await cache.get(USER, lookUp);
+    looked.adminOrganizationIds.push('looked-up-request');
+    const first = await cache.get(USER, lookUp);
+    first.adminOrganizationIds.push('first-request');
+    first.adminHeadquarterIds.push('first-request');
+    const second = await cache.get(USER, lookUp);
+    expect({ organizations: second.adminOrganizationIds, headquarters: second.adminHeadquarterIds }).toEqual({ organizations: ['o1', 'o2'], headquarters: ['h1'] });
+  });
+
   it('keeps nothing with a time to live of 0 (AUTH_CALLER_CACHE_TTL_MS=0)', async () => {
     const cache = new CallerCache(0);
     cache.setListening(true);
