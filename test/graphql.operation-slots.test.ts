@@ -162,4 +162,20 @@ describe('an operation waiting for its turn', () => {
       await demote('ADMINISTRATOR');
     }
   });
+
+  it('is not executed when its client went away while it waited', async () => {
+    const slot = await holdTheOnlySlot(t, token);
+    try {
+      // The client gives up while the operation waits behind the held one.
+      await expect(gql(t.url, token, CREATE_TRADE, { p: PROJECT, i: { name: 'Abandoned while queued', number: '94', shortName: 'AQ' } }, { timeoutMs: 300 }))
+        .rejects.toThrow();
+      await slot.release();
+      // Turns are taken in arrival order: once an operation sent after it is answered, the abandoned one had its turn.
+      expect((await gql(t.url, token, '{ me { id } }', undefined, { timeoutMs: HANG_MS })).status).toBe(200);
+      const created = await queryRows(t.databaseUrl, `select id from project_trade where name = 'Abandoned while queued'`);
+      expect(created).toEqual([]);
+    } finally {
+      await slot.release();
+    }
+  });
 });
