@@ -193,7 +193,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
       // Unreachable without a caller: every request that reaches Apollo went through authenticate().
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
       return {
-        ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config }),
+        ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config, callers }),
         requestId: ctx.state.requestId,
         log: ctx.state.log,
       };
