@@ -147,6 +147,15 @@ describe('callers kept between requests, over REST and GraphQL', () => {
       await queryRows(t.databaseUrl, `update organization set api_enabled = true where id in (select organization_id from membership m join app_user u on u.id = m.user_id where u.email = 'architect@demo.test')`);
     }
   });
+  // Last: it empties the memberships of this describe's own database.
+  it('refuses a kept caller once the memberships are truncated (a TRUNCATE fires no row trigger)', async () => {
+    expect((await request(t.url, 'GET', `/api/svc/v1/projects/${project}`, { token })).status).toBe(200);
+    await queryRows(t.databaseUrl, 'truncate membership');
+    const deadline = Date.now() + 2000;
+    let status = 200;
+    while (status === 200 && Date.now() < deadline) status = (await request(t.url, 'GET', `/api/svc/v1/projects/${project}`, { token })).status;
+    expect(status).toBe(403);
+  });
 });
 
 describe('switching the current organization, on an instance that hears no authorization change', () => {
