@@ -190,7 +190,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
   // The integration is ESM-only and types ApolloServer from the ESM build; ours is the CommonJS one.
   const apollo = koaMiddleware(server as never, {
     context: async ({ ctx }: { ctx: { state: AppState } }) => {
-      // Unreachable without a caller: every request that reaches Apollo went through authenticate().
+      // Unreachable without a caller: every request that reaches Apollo went through identify (below).
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
       return {
         ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config, callers }),
