@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PoolConfig } from '@mikro-orm/core';
 import type { DatabaseLimits } from './config';
 
@@ -9,6 +10,21 @@ export const CLIENT_GRACE_MS = 1000;
 
 /** node-postgres's wording when its `query_timeout` ran out. */
 const READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * Whether the unit of work under way (an HTTP request) had a connection given up on a read timeout. Its
+ * transaction then ended under it, and knex refuses the statements that follow with 'Transaction query already
+ * complete': a database fault only then (src/errors.ts); anywhere else the same words are a programming error.
+ */
+const connectionCuts = new AsyncLocalStorage<{ cut: boolean }>();
+
+/** Runs `fn` as one unit of work whose given-up connections connectionCutHere() reports. */
+export function watchingConnectionCuts<T>(fn: () => T): T {
+  return connectionCuts.run({ cut: false }, fn);
+}
+
+/** Whether a connection of the current unit of work was given up on a read timeout. */
+export const connectionCutHere = (): boolean => connectionCuts.getStore()?.cut === true;
 
 /** The parts of a node-postgres client the pool hooks below use. */
 interface PgClient {
@@ -36,8 +52,13 @@ function cutOnReadTimeout(conn: PgClient): void {
   conn.query = (...args: unknown[]) => {
     const callback = args[args.length - 1];
     if (typeof callback === 'function') {
+      // Taken when the statement is sent: the answer (or the timeout) comes back in the connection's context.
+      const unitOfWork = connectionCuts.getStore();
       args[args.length - 1] = (err: Error | null, result: unknown) => {
-        if (err?.message === READ_TIMEOUT) conn.connection.stream.destroy();
+        if (err?.message === READ_TIMEOUT) {
+          conn.connection.stream.destroy();
+          if (unitOfWork) unitOfWork.cut = true;
+        }
         callback(err, result);
       };
     }

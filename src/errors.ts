@@ -3,6 +3,8 @@
  * src/graphql/errors.ts to GraphQL `extensions.code`, each in one place.
  */
 
+import { connectionCutHere } from './database-limits';
+
 export interface FieldError {
   /** Path of the field as sent: `scopes.vat`, `managers.0.id`. */
   field: string;
@@ -136,12 +138,14 @@ const DOWN_CODES = new Set([
 ]);
 /** The pool's acquire timeout (knex's KnexTimeoutError, also when MikroORM wraps it). */
 const BUSY_MESSAGES = /^Knex: Timeout acquiring a connection/;
+/** node-postgres's own wording for a socket closed, a connect timeout, or a server that stopped answering. */
+const DOWN_MESSAGES = /Connection terminated|timeout expired|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable/i;
 /**
- * node-postgres's own wording for a socket closed, a connect timeout, or a server that stopped answering; and
- * knex's for a statement sent on a transaction it already ended, which it does when the connection under the
- * transaction failed (a BEGIN the server never answered: the write then finds its transaction gone).
+ * knex's refusal of a statement sent on a transaction it already ended. A fault only when the request gave the
+ * transaction's connection up on a read timeout (a BEGIN the server never answered: the write then finds its
+ * transaction gone, src/database-limits.ts); otherwise a transaction used after its end, a bug: 500.
  */
-const DOWN_MESSAGES = /Connection terminated|timeout expired|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable|^Transaction query already complete/i;
+const TRANSACTION_ENDED = /^Transaction query already complete/;
 
 export type DatabaseFault = 'busy' | 'down';
 
@@ -155,6 +159,7 @@ export function databaseFault(err: unknown): DatabaseFault | null {
     const msg = (e as { message?: unknown }).message;
     if (typeof msg === 'string' && BUSY_MESSAGES.test(msg)) return 'busy';
     if (typeof msg === 'string' && DOWN_MESSAGES.test(msg)) return 'down';
+    if (typeof msg === 'string' && TRANSACTION_ENDED.test(msg) && connectionCutHere()) return 'down';
     e = (e as { cause?: unknown }).cause ?? (e as { previous?: unknown }).previous;
   }
   return null;

@@ -1,4 +1,5 @@
 import type { Caller } from '../src/services/caller';
+import { ChangeListener, type ChangeListenerOptions } from '../src/events/change-listener';
 import { CallerCache } from '../src/services/caller-cache';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { QueryCounter, startTestApp, type TestApp } from './support/app';
@@ -67,6 +68,19 @@ describe('CallerCache', () => {
     expect((await cache.get(USER, async () => callerOf(['o1', 'o2']))).currentOrganizationId).toBe('o1');
   });
 
+  it('gives each request its own organizations and headquarters: a request changing them changes no other request', async () => {
+    const cache = new CallerCache(60000);
+    cache.setListening(true);
+    const lookUp = async () => ({ ...callerOf(['o1', 'o2']), adminHeadquarterIds: ['h1'] });
+    const looked = await cache.get(USER, lookUp);
+    looked.adminOrganizationIds.push('looked-up-request');
+    const first = await cache.get(USER, lookUp);
+    first.adminOrganizationIds.push('first-request');
+    first.adminHeadquarterIds.push('first-request');
+    const second = await cache.get(USER, lookUp);
+    expect({ organizations: second.adminOrganizationIds, headquarters: second.adminHeadquarterIds }).toEqual({ organizations: ['o1', 'o2'], headquarters: ['h1'] });
+  });
+
   it('keeps nothing with a time to live of 0 (AUTH_CALLER_CACHE_TTL_MS=0)', async () => {
     const cache = new CallerCache(0);
     cache.setListening(true);
@@ -132,5 +146,52 @@ describe('callers kept between requests, over REST and GraphQL', () => {
     } finally {
       await queryRows(t.databaseUrl, `update organization set api_enabled = true where id in (select organization_id from membership m join app_user u on u.id = m.user_id where u.email = 'architect@demo.test')`);
     }
+  });
+  // Last: it empties the memberships of this describe's own database.
+  it('refuses a kept caller once the memberships are truncated (a TRUNCATE fires no row trigger)', async () => {
+    expect((await request(t.url, 'GET', `/api/svc/v1/projects/${project}`, { token })).status).toBe(200);
+    await queryRows(t.databaseUrl, 'truncate membership');
+    const deadline = Date.now() + 2000;
+    let status = 200;
+    while (status === 200 && Date.now() < deadline) status = (await request(t.url, 'GET', `/api/svc/v1/projects/${project}`, { token })).status;
+    expect(status).toBe(403);
+  });
+});
+
+describe('switching the current organization, on an instance that hears no authorization change', () => {
+  let t: TestApp;
+  let token: string;
+  const { atelierDemo, atelierNord } = DEMO_IDS.organizations;
+  const current = async () => (await gql(t.url, token, '{ me { currentOrganizationId } }')).body.data.me.currentOrganizationId;
+  beforeAll(async () => {
+    // The instance keeps callers but its listener forgets none: only the switch itself can forget the one it keeps.
+    const start = ChangeListener.prototype.start;
+    const spy = jest.spyOn(ChangeListener.prototype, 'start').mockImplementation(function (this: ChangeListener) {
+      (this as unknown as { options: ChangeListenerOptions }).options.onCallerChange = () => undefined;
+      return start.call(this);
+    });
+    try {
+      t = await startTestApp();
+    } finally {
+      spy.mockRestore();
+    }
+    token = await tokenFor(t.url, 'architect@demo.test');
+  });
+  afterAll(() => t?.close());
+
+  it('the next request of the same caller has the new current organization, over GraphQL', async () => {
+    expect(await current()).toBe(atelierDemo);
+    await gql(t.url, token, `mutation { switchOrganization(organizationId: "${atelierNord}") { organization { id } } }`);
+    expect(await current()).toBe(atelierNord);
+    await gql(t.url, token, `mutation { switchOrganization(organizationId: "${atelierDemo}") { organization { id } } }`);
+    expect(await current()).toBe(atelierDemo);
+  });
+
+  it('the next request of the same caller has the new current organization, over REST', async () => {
+    expect(await current()).toBe(atelierDemo);
+    expect((await request(t.url, 'POST', '/api/svc/v1/organizations/switch', { token, body: { organization_id: atelierNord } })).status).toBe(200);
+    expect(await current()).toBe(atelierNord);
+    expect((await request(t.url, 'POST', '/api/svc/v1/organizations/switch', { token, body: { organization_id: atelierDemo } })).status).toBe(200);
+    expect(await current()).toBe(atelierDemo);
   });
 });

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { KnexTimeoutError } from 'knex';
+import { poolOptions, watchingConnectionCuts } from '../src/database-limits';
 import { ServiceUnavailableError, toAppError } from '../src/errors';
 import type { AppState } from '../src/http/state';
 import { startTestApp, type TestApp } from './support/app';
@@ -33,6 +34,38 @@ describe('database faults are 503 + Retry-After, mapped in one place (toAppError
   it('leaves other database errors alone (a unique violation is not an outage)', () => {
     expect(toAppError(new UniqueConstraintViolationException(Object.assign(new Error('duplicate key'), { code: '23505' })))).toBeNull();
     expect(toAppError(new Error('select * from nowhere'))).toBeNull();
+  });
+});
+
+describe("knex's 'Transaction query already complete'", () => {
+  const ended = () => new Error('Transaction query already complete, run with DEBUG=knex:tx for more info');
+  /** A pooled connection as the request pool sets it up, whose server answers nothing: every statement times out. */
+  function unansweringConnection() {
+    const conn = {
+      readyForQuery: true,
+      getTransactionStatus: () => 'I',
+      query: (_config: unknown, callback: (err: Error | null) => void) => callback(new Error('Query read timeout')),
+      connection: { stream: { destroy: jest.fn() } },
+    };
+    const limits = { poolSize: 2, acquireTimeoutMs: 1000, connectTimeoutMs: 500, statementTimeoutMs: 1000, lockTimeoutMs: 500, idleInTransactionTimeoutMs: 1000 };
+    (poolOptions(limits as never).pool as unknown as { afterCreate(c: unknown, done: () => void): void }).afterCreate(conn, () => undefined);
+    return conn;
+  }
+
+  it('is a programming error (500) when no connection of the request was given up', () => {
+    expect(toAppError(ended())).toBeNull();
+    expect(watchingConnectionCuts(() => toAppError(ended()))).toBeNull();
+  });
+
+  it('is 503 when the request gave its connection up on a read timeout (its transaction ended under it)', () => {
+    const mapped = watchingConnectionCuts(() => {
+      const conn = unansweringConnection();
+      conn.query({ text: 'BEGIN' }, () => undefined);
+      expect(conn.connection.stream.destroy).toHaveBeenCalled();
+      return toAppError(ended());
+    });
+    expect(mapped).toBeInstanceOf(ServiceUnavailableError);
+    expect(mapped!.message).toBe('The database is unavailable, try again shortly');
   });
 });
 

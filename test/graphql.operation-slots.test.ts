@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
 import { request } from './support/http';
+import { queryRows } from './support/databases';
 import { expectServiceUnavailable } from './support/retry-later';
 
 const PROJECT = DEMO_IDS.projects.residence;
@@ -95,6 +96,86 @@ describe('an operation that waits longer than GRAPHQL_QUEUE_TIMEOUT_MS for its t
     } finally {
       if (!released) await client.query('rollback').catch(() => undefined);
       await client.end();
+    }
+  });
+});
+
+/**
+ * Takes the only slot of `t` with a mutation waiting on a project row locked by a transaction of our own;
+ * `release()` rolls the transaction back and answers the held mutation.
+ */
+async function holdTheOnlySlot(t: TestApp, token: string) {
+  const client = new Client({ connectionString: t.databaseUrl });
+  await client.connect();
+  await client.query('begin');
+  await client.query('select id from project where id = $1 for update', [PROJECT]);
+  const held = gql(t.url, token, CREATE_TRADE, { p: PROJECT, i: { name: 'Slot holder', number: '93', shortName: 'SH' } }, { timeoutMs: HANG_MS });
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await client.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and datname = current_database()`);
+    if (rows[0].n >= 1) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  let released = false;
+  return {
+    release: async () => {
+      if (released) return;
+      released = true;
+      await client.query('rollback').catch(() => undefined);
+      await client.end();
+      return held;
+    },
+  };
+}
+
+describe('an operation waiting for its turn', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestApp({ GRAPHQL_MAX_CONCURRENT_OPERATIONS: '1', GRAPHQL_QUEUE_TIMEOUT_MS: '6000', DATABASE_LOCK_TIMEOUT_MS: '5000', DATABASE_STATEMENT_TIMEOUT_MS: '6000' });
+    token = await tokenFor(t.url, 'architect@demo.test');
+  });
+  afterAll(() => t?.close());
+
+  it('runs with the rights its caller has when its turn comes, not those it had when it arrived', async () => {
+    const [{ organization_id: organization }] = await queryRows<{ organization_id: string }>(t.databaseUrl, 'select organization_id from project where id = $1', [PROJECT]);
+    const demote = (role: string) => queryRows(t.databaseUrl,
+      `update membership set role = $2 where organization_id = $1 and user_id = (select id from app_user where email = 'architect@demo.test')`, [organization, role]);
+    expect((await request(t.url, 'GET', `/api/svc/v1/projects/${PROJECT}`, { token })).status).toBe(200);
+    const slot = await holdTheOnlySlot(t, token);
+    try {
+      const queued = gql(t.url, token, 'query($id: ID!) { project(id: $id) { id } }', { id: PROJECT }, { timeoutMs: HANG_MS });
+      // Long enough for the queued operation to be through authentication and waiting for the slot.
+      await new Promise((r) => setTimeout(r, 300));
+      await demote('MEMBER');
+      // REST is not held by the slot: once it refuses, this instance has forgotten the caller it kept.
+      const deadline = Date.now() + 2000;
+      let status = 200;
+      while (status === 200 && Date.now() < deadline) status = (await request(t.url, 'GET', `/api/svc/v1/projects/${PROJECT}`, { token })).status;
+      expect(status).toBe(404);
+
+      await slot.release();
+      const answer = await queued;
+      expect({ project: answer.body.data?.project ?? null, code: answer.body.errors?.[0]?.extensions?.code }).toEqual({ project: null, code: 'NOT_FOUND' });
+    } finally {
+      await slot.release();
+      await demote('ADMINISTRATOR');
+    }
+  });
+
+  it('is not executed when its client went away while it waited', async () => {
+    const slot = await holdTheOnlySlot(t, token);
+    try {
+      // The client gives up while the operation waits behind the held one.
+      await expect(gql(t.url, token, CREATE_TRADE, { p: PROJECT, i: { name: 'Abandoned while queued', number: '94', shortName: 'AQ' } }, { timeoutMs: 300 }))
+        .rejects.toThrow();
+      await slot.release();
+      // Turns are taken in arrival order: once an operation sent after it is answered, the abandoned one had its turn.
+      expect((await gql(t.url, token, '{ me { id } }', undefined, { timeoutMs: HANG_MS })).status).toBe(200);
+      const created = await queryRows(t.databaseUrl, `select id from project_trade where name = 'Abandoned while queued'`);
+      expect(created).toEqual([]);
+    } finally {
+      await slot.release();
     }
   });
 });

@@ -95,6 +95,9 @@ export class ChangeListener {
       connectionTimeoutMillis: connectTimeoutMs,
       query_timeout: connectTimeoutMs,
       keepAlive: true,
+      // Without it the OS default applies (2 h on Linux) before the first probe: a peer that died silently
+      // would keep callers cached and subscribers waiting that long. 10 s plus the OS's probes is a bound.
+      keepAliveInitialDelayMillis: 10_000,
       application_name: 'tender-bff change listener',
     });
     client.on('error', (err) => this.lost(client, err));

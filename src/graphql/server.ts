@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import { GraphQLError, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
 import { MethodNotAllowedError } from '../errors';
-import { authenticateRequest } from '../http/auth.middleware';
+import { identifyCaller, verifiedToken, verifyRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import { Metrics } from '../metrics';
@@ -190,20 +190,26 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
   // The integration is ESM-only and types ApolloServer from the ESM build; ours is the CommonJS one.
   const apollo = koaMiddleware(server as never, {
     context: async ({ ctx }: { ctx: { state: AppState } }) => {
-      // Unreachable without a caller: every request that reaches Apollo went through authenticate().
+      // Unreachable without a caller: every request that reaches Apollo went through identify (below).
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
       return {
-        ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config }),
+        ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config, callers }),
         requestId: ctx.state.requestId,
         log: ctx.state.log,
       };
     },
   } as never) as unknown as AppMiddleware;
 
-  // A request without a valid token is answered before any field runs; the errors middleware writes it in
-  // GraphQL's shape (src/http/errors.middleware.ts).
-  const authenticate: AppMiddleware = async (ctx, next) => {
-    await authenticateRequest(ctx, verifier, callers);
+  // A request without a valid token is refused before it waits for a turn (cheap: no statement); the errors
+  // middleware writes it in GraphQL's shape (src/http/errors.middleware.ts).
+  const verify: AppMiddleware = async (ctx, next) => {
+    await verifyRequest(ctx, verifier);
+    return next();
+  };
+  // The caller's rights are read once the turn has come (up to GRAPHQL_QUEUE_TIMEOUT_MS later): read on arrival,
+  // a queued operation would run with rights withdrawn while it waited.
+  const identify: AppMiddleware = async (ctx, next) => {
+    await identifyCaller(ctx, await verifiedToken(ctx, verifier), callers);
     return next();
   };
   const ide = config.graphql.landingPage ? createIde(config) : null;
@@ -216,8 +222,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
     return next();
   });
   const slots = operationSlots(config.graphql.maxConcurrentOperations, config.graphql.queueTimeoutMs);
-  router.post('/graphql', authenticate, jsonBody(), slots, apollo);
-  router.get('/graphql', idePage, authenticate, slots, apollo);
+  router.post('/graphql', verify, jsonBody(), slots, identify, apollo);
+  router.get('/graphql', idePage, verify, slots, identify, apollo);
   if (ide) router.get(`${IDE_ASSETS_PATH}/:build/:file`, ide.asset);
   return { router, stop: () => server.stop() };
 }

@@ -13,23 +13,43 @@ export function verifiedToken(ctx: AppContext, verifier: TokenVerifier): Promise
   return ctx.state.token;
 }
 
+/** Runs one step of authentication; a 401 also sets `WWW-Authenticate` (RFC 6750: which scheme to use). */
+async function refusing<T>(ctx: AppContext, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof UnauthenticatedError) ctx.set('WWW-Authenticate', 'Bearer realm="svc", error="invalid_token"');
+    throw err;
+  }
+}
+
 /**
- * Verifies the request's bearer token and sets `ctx.state.caller`; throws 401 or 403 (a 401 also sets
- * `WWW-Authenticate`). REST and GraphQL both authenticate through here and only differ in the error body.
+ * First step of authentication: verifies the request's bearer token, without reading the caller's rights;
+ * throws 401 or 403. Cheap (no statement): GraphQL runs it before an operation waits for its turn.
  */
-export async function authenticateRequest(ctx: AppContext, verifier: TokenVerifier, callers: CallerCache): Promise<void> {
+export async function verifyRequest(ctx: AppContext, verifier: TokenVerifier): Promise<VerifiedToken> {
   // The answer depends on who asks, refusals included: no shared cache may keep it, and a browser's copy is
   // revalidated (ETag) each time (docs/caching.md). A handler may still ask for less (no-store).
   ctx.vary('Authorization');
   ctx.set('Cache-Control', 'private, no-cache');
-  try {
-    const token = await verifiedToken(ctx, verifier);
-    ctx.state.caller = await callers.get(token.sub, () => loadCaller(ctx.state.em, token));
-  } catch (err) {
-    // RFC 6750: a 401 tells the client which scheme to use.
-    if (err instanceof UnauthenticatedError) ctx.set('WWW-Authenticate', 'Bearer realm="svc", error="invalid_token"');
-    throw err;
-  }
+  return refusing(ctx, () => verifiedToken(ctx, verifier));
+}
+
+/**
+ * Second step: sets `ctx.state.caller`, the rights of the verified token's user (kept or looked up); throws 401
+ * or 403. GraphQL runs it once the operation's turn has come, so that an operation that waited runs with the
+ * rights of when it runs, not of when it arrived.
+ */
+export async function identifyCaller(ctx: AppContext, token: VerifiedToken, callers: CallerCache): Promise<void> {
+  ctx.state.caller = await refusing(ctx, () => callers.get(token.sub, () => loadCaller(ctx.state.em, token)));
+}
+
+/**
+ * Both steps at once: REST and GraphQL authenticate through them and only differ in the error body and in what
+ * runs between the two.
+ */
+export async function authenticateRequest(ctx: AppContext, verifier: TokenVerifier, callers: CallerCache): Promise<void> {
+  await identifyCaller(ctx, await verifyRequest(ctx, verifier), callers);
 }
 
 /** Protects the REST routes below it; the error middleware writes the error body. */

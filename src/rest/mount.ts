@@ -29,7 +29,7 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
         input = await validateRestInput(r.body, ctx.request.body ?? {});
       }
       // Services name fields as the input classes do (camelCase); REST callers sent snake_case.
-      const result = await r.handler({ params, query, body: input, caller: ctx.state.caller!, em: ctx.state.em, config, ctx } as never)
+      const result = await r.handler({ params, query, body: input, caller: ctx.state.caller!, em: ctx.state.em, config, callers, ctx } as never)
         .catch(withRestFieldNames);
       ctx.status = result.status ?? r.success.status;
       if (result.attachment) ctx.attachment(result.attachment);

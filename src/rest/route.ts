@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { AppContext } from '../http/state';
 import type { Caller } from '../services/caller';
+import type { CallerCache } from '../services/caller-cache';
 import { ref, type JsonSchema, type RecordClass } from '../services/outputs/output';
 
 export type { JsonSchema };
@@ -23,6 +24,7 @@ export interface RouteInput<P, Q, B> {
   caller: Caller;
   em: EntityManager;
   config: Config;
+  callers: CallerCache;
   ctx: AppContext;
 }
 

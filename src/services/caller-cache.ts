@@ -1,6 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import type { Caller } from './caller';
 
+/** A caller no other request shares: its lists too (a Caller holds nothing deeper than arrays of ids). */
+const copyOf = (caller: Caller): Caller => ({
+  ...caller,
+  adminOrganizationIds: [...caller.adminOrganizationIds],
+  adminHeadquarterIds: [...caller.adminHeadquarterIds],
+});
+
 /**
  * Callers (who a token's user is, and where they are Administrator) kept between requests, so that a burst of
  * requests with one token does not look its user up again each time (docs/caching.md, "Callers").
@@ -39,16 +46,16 @@ export class CallerCache {
 
   /**
    * The caller of `userId`: the one kept, or `lookUp()`'s, kept when it can be. Each request gets its own copy:
-   * a request may change its caller (switching the current organization).
+   * a request may change its caller (switching the current organization), its lists included.
    */
   async get(userId: string, lookUp: () => Promise<Caller>): Promise<Caller> {
     if (!this.entries || !this.listening) return lookUp();
     const key = userId.toLowerCase();
     const kept = this.entries.get(key);
-    if (kept) return { ...kept };
+    if (kept) return copyOf(kept);
     const generation = this.generation;
     const caller = await lookUp();
-    if (this.listening && generation === this.generation) this.entries.set(key, { ...caller });
+    if (this.listening && generation === this.generation) this.entries.set(key, copyOf(caller));
     return caller;
   }
 }

@@ -109,6 +109,7 @@ export class OrganizationService {
     if (!canSeeOrganization(this.sc, organizationId)) throw new NotFoundError('Organization not found');
     await this.sc.em.nativeUpdate(User, { id: this.sc.caller.userId }, { currentOrganization: organizationId });
     this.sc.caller.currentOrganizationId = organizationId;
+    this.sc.callers?.forget(this.sc.caller.userId);
     return (await this.views([organizationId]))[0];
   }
 

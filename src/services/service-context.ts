@@ -1,10 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { Caller } from './caller';
+import type { CallerCache } from './caller-cache';
 
 /** What a service needs for one request: the request's entity manager and the authenticated caller. */
 export interface ServiceContext {
   em: EntityManager;
   caller: Caller;
   config: Config;
+  /**
+   * The callers this instance keeps, for a service that changes its caller's own rights or current organization:
+   * it forgets the kept one at once (the database's notification arrives a few milliseconds later, after the
+   * caller's next request may have started). Absent where no request's caller is kept (subscriptions).
+   */
+  callers?: CallerCache;
 }
