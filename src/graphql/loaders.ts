@@ -26,7 +26,7 @@ function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>
  * are on their way (a statement already running, answering a Map); a batch waits for them instead of asking the
  * database again, and runs its own statement only for the keys nobody offered. Missing keys resolve to `fallback`.
  */
-function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V) {
+export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V) {
   const offered = new Map<string, Promise<Map<string, V>>>();
   const loader = new DataLoader<string, V>(async (keys) => {
     // Where each key's value comes from, decided once: a key offered while this batch waits is answered by it.
@@ -37,11 +37,23 @@ function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<Map<stri
     const bySource = new Map(sources.map((p, i) => [p, read[i]]));
     return keys.map((k, i) => (from[i] ? bySource.get(from[i])! : mine).get(k) ?? fallback);
   });
+  // What offered statements answered, once they have: read without a promise.
+  const arrived = new WeakMap<Promise<Map<string, V>>, Map<string, V>>();
   return {
     load: (key: string) => loader.load(key),
+    /**
+     * The value itself when the statement that read it ahead has answered, else the loader's promise. A
+     * dashboard's thousands of documents resolve their versions and contractors this way without a promise
+     * each (promises, and the executor's handling of them, were a good part of what such a query allocated).
+     */
+    loadNow(key: string): V | Promise<V> {
+      const source = offered.get(key);
+      const values = source && arrived.get(source);
+      return values ? values.get(key) ?? fallback : loader.load(key);
+    },
     offer(keys: Iterable<string>, values: Promise<Map<string, V>>): void {
       // Read ahead, perhaps never waited for (the request failed first): its failure must not go unhandled.
-      values.catch(() => undefined);
+      values.then((m) => arrived.set(values, m), () => undefined);
       for (const key of keys) if (!offered.has(key)) offered.set(key, values);
     },
     clearAll(): void {
@@ -138,6 +150,10 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     documentRows.catch(() => undefined);
     const found = await rows;
     documentsLoader.offer([...found.values()].flat().map((t) => t.id), documentRows);
+    // The templates wait for the levels read ahead to arrive, not to succeed (a level's failure stays that level's
+    // own, at its own path): then every level below resolves without a promise per record (`loadNow`). What the
+    // overlap of execution and statements gained on two cores, the promises cost back (docs/benchmarks.md).
+    await Promise.allSettled([documentRows, versions, contractors]);
     return found;
   };
 

@@ -45,7 +45,7 @@ export class TemplateFieldsResolver {
 
   @FieldResolver(() => [Document], { description: 'The invited contractors\' documents' })
   documents(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
-    return loaders.documents.load(template.id);
+    return loaders.documents.loadNow(template.id);
   }
 
   @FieldResolver(() => [Template], { description: 'The slices of a main template (empty for a slice)' })
@@ -94,12 +94,12 @@ export class DocumentResolver {
   @FieldResolver(() => Contractor)
   contractor(@Root() doc: DocumentRoot, @Ctx() { loaders }: GraphQLContext) {
     // Always the directory entry: a service view's embedded contractor has only some of its fields.
-    return loaders.contractor.load(doc.contractorId ?? doc.contractor!.id);
+    return loaders.contractor.loadNow(doc.contractorId ?? doc.contractor!.id);
   }
 
   @FieldResolver(() => [DocumentVersion], { description: 'The contractor\'s priced answers, by version' })
   versions(@Root() doc: DocumentRoot, @Ctx() { loaders }: GraphQLContext) {
     // Always through the loader: a service view's versions carry no row id.
-    return loaders.versions.load(doc.id);
+    return loaders.versions.loadNow(doc.id);
   }
 }

@@ -1,0 +1,78 @@
+import { readAheadLoader } from '../src/graphql/loaders';
+
+/** A batch function that records the keys it was asked for and answers `value:<key>` for each. */
+function recordingBatch() {
+  const asked: string[][] = [];
+  const batch = async (keys: readonly string[]) => {
+    asked.push([...keys]);
+    return new Map(keys.map((k) => [k, `own:${k}`]));
+  };
+  return { asked, batch };
+}
+
+describe('readAheadLoader (a level read ahead by the level above, src/graphql/loaders.ts)', () => {
+  it('answers offered keys from the offered statement and asks its own batch only for the others', async () => {
+    const { asked, batch } = recordingBatch();
+    const loader = readAheadLoader<string | null>(batch, null);
+    loader.offer(['a', 'b'], Promise.resolve(new Map([['a', 'ahead:a']])));
+    expect(await Promise.all([loader.load('a'), loader.load('b'), loader.load('c')])).toEqual(['ahead:a', null, 'own:c']);
+    expect(asked).toEqual([['c']]);
+  });
+
+  it('answers a key offered while its batch waits from what the batch decided at its start', async () => {
+    let release!: (m: Map<string, string>) => void;
+    const first = new Promise<Map<string, string>>((resolve) => { release = resolve; });
+    const { batch } = recordingBatch();
+    const loader = readAheadLoader<string | null>(batch, null);
+    loader.offer(['a'], first);
+    const loads = Promise.all([loader.load('a'), loader.load('b')]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // 'b' is offered after the batch began: the batch's own answer stands.
+    loader.offer(['b'], Promise.resolve(new Map([['b', 'late:b']])));
+    release(new Map([['a', 'ahead:a']]));
+    expect(await loads).toEqual(['ahead:a', 'own:b']);
+  });
+
+  it('gives the value itself, not a promise, once the offered statement has answered', async () => {
+    const { asked, batch } = recordingBatch();
+    const loader = readAheadLoader<string[]>(batch, []);
+    const values = Promise.resolve(new Map([['a', ['1', '2']]]));
+    loader.offer(['a', 'b'], values);
+    expect(loader.loadNow('a')).toBeInstanceOf(Promise);
+    await values;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loader.loadNow('a')).toEqual(['1', '2']);
+    expect(loader.loadNow('b')).toEqual([]);
+    expect(await loader.loadNow('c')).toEqual('own:c');
+    expect(asked).toEqual([['c']]);
+  });
+
+  it('fails the loads of the keys of a failed offer only, and leaves no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const { batch } = recordingBatch();
+      const loader = readAheadLoader<string | null>(batch, null);
+      loader.offer(['a'], Promise.reject(new Error('statement failed')));
+      // A second offer that nobody ever loads: its failure must not surface either.
+      readAheadLoader<string | null>(batch, null).offer(['x'], Promise.reject(new Error('never read')));
+      await expect(loader.load('a')).rejects.toThrow('statement failed');
+      expect(await loader.load('b')).toBe('own:b');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('forgets what was offered when cleared (after a mutation)', async () => {
+    const { asked, batch } = recordingBatch();
+    const loader = readAheadLoader<string | null>(batch, null);
+    loader.offer(['a'], Promise.resolve(new Map([['a', 'ahead:a']])));
+    expect(await loader.load('a')).toBe('ahead:a');
+    loader.clearAll();
+    expect(await loader.load('a')).toBe('own:a');
+    expect(asked).toEqual([['a']]);
+  });
+});
