@@ -35,7 +35,7 @@ describe('readAheadLoader (a level read ahead by the level above, src/graphql/lo
 
   it('gives the value itself, not a promise, once the offered statement has answered', async () => {
     const { asked, batch } = recordingBatch();
-    const loader = readAheadLoader<string[]>(batch, []);
+    const loader = readAheadLoader<string[] | string>(batch, []);
     const values = Promise.resolve(new Map([['a', ['1', '2']]]));
     loader.offer(['a', 'b'], values);
     expect(loader.loadNow('a')).toBeInstanceOf(Promise);

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../errors';
 import { rowTime } from './rows';
 import { isUuid, uuidArraySql } from './uuid';
+import { PROJECT_DOCUMENTS_FROM } from './project-documents';
 import type { ServiceContext } from './service-context';
 
 /** An entry of an architect organization's contractor directory (#22). */
@@ -63,9 +64,7 @@ export async function contractorsOfProjects(em: EntityManager, projectIds: strin
     select ${CONTRACTOR_COLUMNS}
     from contractor c
     where c.organization_id = any(array[?]::uuid[]) and c.id in (
-      select d.contractor_id from document d
-      join template t on t.id = d.template_id
-      join project p on p.id = t.project_id
+      select d.contractor_id from ${PROJECT_DOCUMENTS_FROM}
       where t.project_id = any(${uuidArraySql(projectIds)}) and p.organization_id = any(array[?]::uuid[]))`, [organizationIds, organizationIds]);
   return rows.map((c) => contractorFromRow(em, c));
 }

@@ -6,6 +6,7 @@ import type { ServiceContext } from './service-context';
 import { round2 } from './time';
 import { uuidArraySql, uuidList } from './uuid';
 import { groupBy, groupUnder } from './batch';
+import { PROJECT_DOCUMENTS_FROM } from './project-documents';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
 export type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';
@@ -116,16 +117,19 @@ interface VersionRow {
 /** The highest version number a version column (integer) holds. */
 const MAX_VERSION = 2147483647;
 
+/** Documents with their template `t` and project `p`, for a condition on the document (its id, its template). */
+const DOCUMENTS_FROM = `document d
+    join template t on t.id = d.template_id
+    join project p on p.id = t.project_id`;
+
 /**
  * Documents of the caller's organizations, with the fields asked for, in creation order. `where` is an extra SQL
  * condition on `d` (or its template `t`) with its bindings. `state` reads the latest version: only when asked.
  */
-const DOCUMENTS_SQL = (where: string, asked: DocumentFieldsAsked) => `
+const DOCUMENTS_SQL = (where: string, asked: DocumentFieldsAsked, from = DOCUMENTS_FROM) => `
     select d.id, d.template_id, d.contractor_id${asked.intention ? ', d.intention' : ''}${asked.dceDownloadedAt ? ', d.dce_downloaded_at' : ''}${asked.state
     ? `, case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state` : ''}
-    from document d
-    join template t on t.id = d.template_id
-    join project p on p.id = t.project_id${asked.state ? `
+    from ${from}${asked.state ? `
     left join lateral (
       select v.status from document_version v where v.document_id = d.id order by v.version desc limit 1
     ) l on true` : ''}
@@ -154,7 +158,7 @@ export class DocumentService {
    */
   async documentsByProject(projectIds: readonly string[], asked: DocumentFieldsAsked): Promise<Map<string, DocumentRecord[]>> {
     const ids = uuidList(projectIds);
-    const rows = ids.length ? await this.query(`t.project_id = any(${uuidArraySql(ids)})`, [], asked) : [];
+    const rows = ids.length ? await this.query(`t.project_id = any(${uuidArraySql(ids)})`, [], asked, PROJECT_DOCUMENTS_FROM) : [];
     return groupBy(rows, (d) => d.templateId);
   }
 
@@ -187,10 +191,8 @@ export class DocumentService {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!ids.length || !orgs.length) return new Map();
     const rows = await this.versionRows(`
-      from document_version v
-      join document d on d.id = v.document_id
-      join template t on t.id = d.template_id
-      join project p on p.id = t.project_id
+      from ${PROJECT_DOCUMENTS_FROM}
+      join document_version v on v.document_id = d.id
       where t.project_id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])`, [orgs], fields);
     return groupBy(rows, (r) => r.document_id, this.versionFromRow(fields));
   }
@@ -297,10 +299,10 @@ export class DocumentService {
     };
   }
 
-  private async query(where: string, params: unknown[], asked: DocumentFieldsAsked): Promise<DocumentRecord[]> {
+  private async query(where: string, params: unknown[], asked: DocumentFieldsAsked, from?: string): Promise<DocumentRecord[]> {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!orgs.length) return [];
-    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(where, asked), [orgs, ...params]);
+    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(where, asked, from), [orgs, ...params]);
     const em = this.sc.em;
     return rows.map((r) => {
       const d: DocumentRecord = { id: r.id, templateId: r.template_id, contractorId: r.contractor_id };
