@@ -283,18 +283,20 @@ export class DocumentService {
   }
 
   private versionFromRow(fields: readonly VersionField[]): (r: VersionRow) => VersionRecord {
+    // Decided once per statement, not per row: a dashboard maps thousands of versions.
     const asked = new Set(fields);
+    const [id, subTotal, discount, status, sentAt, isMandate, hasDpgf, hasFiles] = (['id', 'subTotal', 'discount', 'status', 'sentAt', 'isMandate', 'hasDpgf', 'hasFiles'] as const).map((f) => asked.has(f));
     const em = this.sc.em;
     return (r) => {
       const v: VersionRecord = { version: r.version };
-      if (asked.has('id')) v.id = r.id;
-      if (asked.has('subTotal')) v.subTotal = round2(Number(r.sub_total));
-      if (asked.has('discount')) v.discount = round2(Number(r.discount));
-      if (asked.has('status')) v.status = r.status;
-      if (asked.has('sentAt')) v.sentAt = rowTime(em, r.sent_at);
-      if (asked.has('isMandate')) v.isMandate = r.is_mandate;
-      if (asked.has('hasDpgf')) v.hasDpgf = r.has_dpgf;
-      if (asked.has('hasFiles')) v.hasFiles = r.has_files;
+      if (id) v.id = r.id;
+      if (subTotal) v.subTotal = round2(Number(r.sub_total));
+      if (discount) v.discount = round2(Number(r.discount));
+      if (status) v.status = r.status;
+      if (sentAt) v.sentAt = rowTime(em, r.sent_at);
+      if (isMandate) v.isMandate = r.is_mandate;
+      if (hasDpgf) v.hasDpgf = r.has_dpgf;
+      if (hasFiles) v.hasFiles = r.has_files;
       return v;
     };
   }
