@@ -1,6 +1,8 @@
-import { execute, parse, print } from 'graphql';
+import { execute, parse, print, type OperationDefinitionNode } from 'graphql';
 import { DashboardDocument } from '../examples/graphql/generated/graphql';
 import { createContext } from '../src/graphql/context';
+import { createLoaders } from '../src/graphql/loaders';
+import { OperationSelection } from '../src/graphql/selection';
 import { graphqlSchema } from '../src/graphql/schema';
 import { toRest } from '../src/rest/serialize';
 import { loadCaller } from '../src/services/caller.service';
@@ -212,6 +214,19 @@ describe('reading ahead by project (DocumentService.documentsByProject, versions
       documents.contractorsByProject(projectIds),
     ]);
   };
+
+  it('reads ahead only for an operation whose selection is known (a subscription\'s delivery reads one level at a time)', async () => {
+    const [project] = (await ok(DASHBOARD, { first: 1 })).projects.nodes as DashboardProject[];
+    const loadersFor = (selection: OperationSelection) => createLoaders({ em: t.orm.em.fork(), caller: DEMO_ARCHITECT_CALLER, config: t.config }, selection);
+    const unknown = await t.queries.measure(() => loadersFor(new OperationSelection()).templates.load(project.id));
+    expect(unknown.result.map((tpl) => tpl.id).sort()).toEqual(project.templates.map((tpl) => tpl.id).sort());
+    expect(unknown.statements).toBe(1);
+    const known = new OperationSelection();
+    const document = parse(DASHBOARD);
+    known.read(await graphqlSchema(), document, document.definitions[0] as OperationDefinitionNode);
+    const read = await t.queries.measure(() => loadersFor(known).templates.load(project.id));
+    expect(read.statements).toBe(4);
+  });
 
   it('reads nothing of projects of organizations where the caller is not Administrator', async () => {
     const projects = (await ok(DASHBOARD, { first: 3 })).projects.nodes as DashboardProject[];

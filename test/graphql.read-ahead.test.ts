@@ -47,23 +47,42 @@ describe('readAheadLoader (a level read ahead by the level above, src/graphql/lo
     expect(asked).toEqual([['c']]);
   });
 
-  it('fails the loads of the keys of a failed offer only, and leaves no unhandled rejection', async () => {
+  it('fails the loads of the keys of a failed offer only, asks again later, and leaves no unhandled rejection', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const { batch } = recordingBatch();
+      const { asked, batch } = recordingBatch();
       const loader = readAheadLoader<string | null>(batch, null);
       loader.offer(['a'], Promise.reject(new Error('statement failed')));
       // A second offer that nobody ever loads: its failure must not surface either.
       readAheadLoader<string | null>(batch, null).offer(['x'], Promise.reject(new Error('never read')));
-      await expect(loader.load('a')).rejects.toThrow('statement failed');
-      expect(await loader.load('b')).toBe('own:b');
+      // In one batch: the failed offer's key fails, the other key gets its own statement's answer.
+      const [a, b] = await Promise.allSettled([loader.load('a'), loader.load('b')]);
+      expect(a).toMatchObject({ status: 'rejected', reason: new Error('statement failed') });
+      expect(b).toEqual({ status: 'fulfilled', value: 'own:b' });
+      // DataLoader keeps the failure for this key; a fresh loader state (after a mutation) asks the database.
+      loader.clearAll();
+      expect(await loader.load('a')).toBe('own:a');
+      expect(asked).toEqual([['b'], ['a']]);
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+
+  it('reads with its own statement a key absent from the offered answer when absence proves nothing (a row committed after the statement began)', async () => {
+    const { asked, batch } = recordingBatch();
+    const loader = readAheadLoader<string | null>(batch, null, false);
+    const values = Promise.resolve(new Map([['a', 'ahead:a']]));
+    loader.offer(['a', 'late'], values);
+    await values;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loader.loadNow('a')).toBe('ahead:a');
+    expect(await loader.loadNow('late')).toBe('own:late');
+    expect(await Promise.all([loader.load('a'), loader.load('late')])).toEqual(['ahead:a', 'own:late']);
+    expect(asked).toEqual([['late']]);
   });
 
   it('forgets what was offered when cleared (after a mutation)', async () => {

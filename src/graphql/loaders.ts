@@ -25,22 +25,41 @@ function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>
  * A loader whose values a parent level may read ahead: `offer(keys, values)` says that the values of those keys
  * are on their way (a statement already running, answering a Map); a batch waits for them instead of asking the
  * database again, and runs its own statement only for the keys nobody offered. Missing keys resolve to `fallback`.
+ *
+ * `absentMeansNone`: a key offered but absent from the offered answer has no value (a document without
+ * versions). Otherwise an absent key is one the offered statement could not see (it started before the row
+ * above it was committed: a contractor invited after the contractors' statement began, with a document the
+ * documents' statement saw), and the loader's own statement reads it.
  */
-export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V) {
+export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V, absentMeansNone = true) {
   const offered = new Map<string, Promise<Map<string, V>>>();
-  const loader = new DataLoader<string, V>(async (keys) => {
-    // Where each key's value comes from, decided once: a key offered while this batch waits is answered by it.
-    const from = keys.map((k) => offered.get(k));
-    const own = keys.filter((_, i) => !from[i]);
-    const sources = [...new Set(from.filter((p) => p !== undefined))];
-    const [mine, ...read] = await Promise.all([own.length ? batch(own) : new Map<string, V>(), ...sources]);
-    const bySource = new Map(sources.map((p, i) => [p, read[i]]));
-    return keys.map((k, i) => (from[i] ? bySource.get(from[i])! : mine).get(k) ?? fallback);
-  });
   // What offered statements answered, once they have: read without a promise.
   const arrived = new WeakMap<Promise<Map<string, V>>, Map<string, V>>();
+  const loader = new DataLoader<string, V | Error>(async (keys) => {
+    // Where each key's value comes from, decided once: a key offered while this batch waits is answered by it.
+    const from = keys.map((k) => offered.get(k));
+    const sources = [...new Set(from.filter((p) => p !== undefined))];
+    // Each source settles on its own: one statement's failure fails its own keys, not the others of the batch.
+    const read = await Promise.allSettled(sources);
+    const bySource = new Map(sources.map((p, i) => [p, read[i]]));
+    const own = keys.filter((k, i) => {
+      const source = from[i] && bySource.get(from[i]);
+      return !source || (!absentMeansNone && source.status === 'fulfilled' && !source.value.has(k));
+    });
+    const [mine] = await Promise.allSettled([own.length ? batch(own) : Promise.resolve(new Map<string, V>())]);
+    return keys.map((k, i) => {
+      const source = from[i] && bySource.get(from[i]);
+      const answer = source && (absentMeansNone || source.status === 'rejected' || source.value.has(k)) ? source : mine;
+      if (answer.status === 'rejected') {
+        // A failed read-ahead is not kept: a later load asks again.
+        if (from[i] && offered.get(k) === from[i]) offered.delete(k);
+        return answer.reason instanceof Error ? answer.reason : new Error(String(answer.reason));
+      }
+      return answer.value.get(k) ?? fallback;
+    });
+  });
   return {
-    load: (key: string) => loader.load(key),
+    load: (key: string) => loader.load(key) as Promise<V>,
     /**
      * The value itself when the statement that read it ahead has answered, else the loader's promise. A
      * dashboard's thousands of documents resolve their versions and contractors this way without a promise
@@ -49,7 +68,8 @@ export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<M
     loadNow(key: string): V | Promise<V> {
       const source = offered.get(key);
       const values = source && arrived.get(source);
-      return values ? values.get(key) ?? fallback : loader.load(key);
+      if (values && (absentMeansNone || values.has(key))) return values.get(key) ?? fallback;
+      return loader.load(key) as Promise<V>;
     },
     offer(keys: Iterable<string>, values: Promise<Map<string, V>>): void {
       // Read ahead, perhaps never waited for (the request failed first): its failure must not go unhandled.
@@ -126,7 +146,9 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
   const versionFields = () => VERSION_FIELDS.filter((f) => selection.has('DocumentVersion', f));
   const documentsLoader = readAheadLoader<DocumentRecord[]>((ids) => documents.documentsByTemplate(ids, documentFields()), []);
   const versionsLoader = readAheadLoader<VersionRecord[]>((ids) => documents.versionsByDocument(ids, versionFields()), []);
-  const contractorLoader = readAheadLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null);
+  // A contractor is never absent from its document's organization: absent from the answer read ahead, it was
+  // committed after that statement began.
+  const contractorLoader = readAheadLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null, false);
 
   /**
    * A projects' templates, and when the operation selects them, the levels below read at the same time by the
@@ -137,7 +159,9 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
    */
   const templatesWithReadAhead = async (projectIds: readonly string[]): Promise<Map<string, TemplateFields[]>> => {
     const rows = templates.templatesByProject(projectIds);
-    if (!selection.has('Template', 'documents')) return rows;
+    // Only for an operation whose selection is known: a subscription's deliveries (selection unknown, every field
+    // counted as selected) run outside the operations' turns, and would read every level of every project.
+    if (!selection.known || !selection.has('Template', 'documents')) return rows;
     const versions = selection.has('Document', 'versions') ? documents.versionsByProject(projectIds, versionFields()) : null;
     const contractors = selection.has('Document', 'contractor') ? documents.contractorsByProject(projectIds) : null;
     const documentRows = documents.documentsByProject(projectIds, documentFields()).then((byTemplate) => {
@@ -148,13 +172,18 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     });
     for (const p of [versions, contractors]) p?.catch(() => undefined);
     documentRows.catch(() => undefined);
-    const found = await rows;
-    documentsLoader.offer([...found.values()].flat().map((t) => t.id), documentRows);
-    // The templates wait for the levels read ahead to arrive, not to succeed (a level's failure stays that level's
-    // own, at its own path): then every level below resolves without a promise per record (`loadNow`). What the
-    // overlap of execution and statements gained on two cores, the promises cost back (docs/benchmarks.md).
-    await Promise.allSettled([documentRows, versions, contractors]);
-    return found;
+    try {
+      const found = await rows;
+      documentsLoader.offer([...found.values()].flat().map((t) => t.id), documentRows);
+      return found;
+    } finally {
+      // The templates wait for the levels read ahead to arrive, not to succeed (a level's failure stays that
+      // level's own, at its own path): then every level below resolves without a promise per record (`loadNow`).
+      // What the overlap of execution and statements gained on two cores, the promises cost back
+      // (docs/benchmarks.md). Waited for even when the templates failed: no offer may land after this request's
+      // loaders were cleared (a later mutation's payload).
+      await Promise.allSettled([documentRows, versions, contractors]);
+    }
   };
 
   return {

@@ -9,6 +9,11 @@ import { Kind, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type Graph
 export class OperationSelection {
   private fields: Set<string> | null = null;
 
+  /** Whether the operation has been read (a subscription's delivery, for one, never is). */
+  get known(): boolean {
+    return this.fields !== null;
+  }
+
   /** Whether `Type.field` is selected anywhere in the operation (in any of its fragments too). */
   has(type: string, field: string): boolean {
     return this.fields === null || this.fields.has(`${type}.${field}`);
