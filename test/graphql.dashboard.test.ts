@@ -140,6 +140,10 @@ describe('the dashboard query (Query.projects with statistics, templates, docume
       for (const id of [...templateIds, ...documentIds]) expect(statement).not.toContain(id);
     }
     expect([reading('document').length, reading('document_version').length, reading('contractor').length]).toEqual([1, 1, 1]);
+    // The templates' stats too, read by the same project ids.
+    const stats = sql.filter((s) => /^\s*select ts\.template_id as id\b/.test(s));
+    expect(stats).toHaveLength(1);
+    expect(stats[0]).toContain('ts.project_id = any(');
   });
 
   it('reads only the version columns the query selects (versions { id version status }: no amounts, times or files)', async () => {
@@ -225,7 +229,8 @@ describe('reading ahead by project (DocumentService.documentsByProject, versions
     const document = parse(DASHBOARD);
     known.read(await graphqlSchema(), document, document.definitions[0] as OperationDefinitionNode);
     const read = await t.queries.measure(() => loadersFor(known).templates.load(project.id));
-    expect(read.statements).toBe(4);
+    // The templates, and read ahead with them: their stats, documents, versions and contractors.
+    expect(read.statements).toBe(5);
   });
 
   it('reads nothing of projects of organizations where the caller is not Administrator', async () => {

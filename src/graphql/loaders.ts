@@ -149,11 +149,14 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
   // A contractor is never absent from its document's organization: absent from the answer read ahead, it was
   // committed after that statement began.
   const contractorLoader = readAheadLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null, false);
+  // Every template has its stats row from its creation on: absent from the rows read ahead, the template was
+  // created after that statement began.
+  const templateStatsLoader = readAheadLoader<TemplateStatsView | null>((ids) => statistics.templateStats(ids), null, false);
 
   /**
    * A projects' templates, and when the operation selects them, the levels below read at the same time by the
-   * same project ids, each in a statement of its own on its own connection: the templates' documents, their
-   * versions and contractors. Level by level, each statement would wait for the one above and for the execution
+   * same project ids, each in a statement of its own on its own connection: the templates' stats and documents,
+   * the documents' versions and contractors. Level by level, each statement would wait for the one above and for the execution
    * of its rows (the dashboard: four round trips one after the other); read ahead, they overlap. The same rows
    * and tenancy as the level's own loader; offered keys are those the level above answered.
    */
@@ -161,20 +164,24 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     const rows = templates.templatesByProject(projectIds);
     // Only for an operation whose selection is known: a subscription's deliveries (selection unknown, every field
     // counted as selected) run outside the operations' turns, and would read every level of every project.
-    if (!selection.known || !selection.has('Template', 'documents')) return rows;
-    const versions = selection.has('Document', 'versions') ? documents.versionsByProject(projectIds, versionFields()) : null;
-    const contractors = selection.has('Document', 'contractor') ? documents.contractorsByProject(projectIds) : null;
-    const documentRows = documents.documentsByProject(projectIds, documentFields()).then((byTemplate) => {
+    const documentsAsked = selection.known && selection.has('Template', 'documents');
+    const statsAsked = selection.known && selection.has('Template', 'stats');
+    if (!documentsAsked && !statsAsked) return rows;
+    const stats = statsAsked ? statistics.templateStatsByProject(projectIds) : null;
+    const versions = documentsAsked && selection.has('Document', 'versions') ? documents.versionsByProject(projectIds, versionFields()) : null;
+    const contractors = documentsAsked && selection.has('Document', 'contractor') ? documents.contractorsByProject(projectIds) : null;
+    const documentRows = documentsAsked ? documents.documentsByProject(projectIds, documentFields()).then((byTemplate) => {
       const all = [...byTemplate.values()].flat();
       if (versions) versionsLoader.offer(all.map((d) => d.id), versions);
       if (contractors) contractorLoader.offer(all.map((d) => d.contractorId), contractors);
       return byTemplate;
-    });
-    for (const p of [versions, contractors]) p?.catch(() => undefined);
-    documentRows.catch(() => undefined);
+    }) : null;
+    for (const p of [stats, versions, contractors, documentRows]) p?.catch(() => undefined);
     try {
       const found = await rows;
-      documentsLoader.offer([...found.values()].flat().map((t) => t.id), documentRows);
+      const templateIds = [...found.values()].flat().map((t) => t.id);
+      if (documentRows) documentsLoader.offer(templateIds, documentRows);
+      if (stats) templateStatsLoader.offer(templateIds, stats);
       return found;
     } finally {
       // The templates wait for the levels read ahead to arrive, not to succeed (a level's failure stays that
@@ -182,7 +189,7 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
       // What the overlap of execution and statements gained on two cores, the promises cost back
       // (docs/benchmarks.md). Waited for even when the templates failed: no offer may land after this request's
       // loaders were cleared (a later mutation's payload).
-      await Promise.allSettled([documentRows, versions, contractors]);
+      await Promise.allSettled([documentRows, versions, contractors, stats]);
     }
   };
 
@@ -197,7 +204,7 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     trades: mapLoader<ProjectTradeView[]>((ids) => trades.tradesByProject(ids), []),
     tradeListTrades: mapLoader<TradeListTradeView[]>((ids) => tradeLists.tradesByList(ids), []),
     projectStatistics: mapLoader<ProjectStatisticsView | null>((ids) => statistics.projectStatistics(ids), null),
-    templateStats: mapLoader<TemplateStatsView | null>((ids) => statistics.templateStats(ids), null),
+    templateStats: templateStatsLoader,
     projectLeveling: argumentLoader<ProjectLeveling>((ids, threshold) => leveling.projects(ids, threshold)),
     templateLeveling: argumentLoader<TemplateLeveling>((ids, threshold) => leveling.templates(ids, threshold)),
   };

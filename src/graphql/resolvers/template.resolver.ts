@@ -39,7 +39,7 @@ export class TemplateFieldsResolver {
 
   @FieldResolver(() => TemplateStats)
   async stats(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
-    const stats = await loaders.templateStats.load(template.id);
+    const stats = await loaders.templateStats.loadNow(template.id);
     return stats && { id: `${template.id}:stats`, templateId: template.id, ...stats };
   }
 
