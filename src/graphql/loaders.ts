@@ -35,6 +35,8 @@ export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<M
   const offered = new Map<string, Promise<Map<string, V>>>();
   // What offered statements answered, once they have: read without a promise.
   const arrived = new WeakMap<Promise<Map<string, V>>, Map<string, V>>();
+  // Whether an offered answer settles `key`: its absence does only when absence means no value.
+  const settles = (values: Map<string, V>, key: string) => absentMeansNone || values.has(key);
   const loader = new DataLoader<string, V | Error>(async (keys) => {
     // Where each key's value comes from, decided once: a key offered while this batch waits is answered by it.
     const from = keys.map((k) => offered.get(k));
@@ -42,14 +44,14 @@ export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<M
     // Each source settles on its own: one statement's failure fails its own keys, not the others of the batch.
     const read = await Promise.allSettled(sources);
     const bySource = new Map(sources.map((p, i) => [p, read[i]]));
-    const own = keys.filter((k, i) => {
+    const offeredAnswer = keys.map((k, i) => {
       const source = from[i] && bySource.get(from[i]);
-      return !source || (!absentMeansNone && source.status === 'fulfilled' && !source.value.has(k));
+      return source && (source.status === 'rejected' || settles(source.value, k)) ? source : undefined;
     });
+    const own = keys.filter((_, i) => !offeredAnswer[i]);
     const [mine] = await Promise.allSettled([own.length ? batch(own) : Promise.resolve(new Map<string, V>())]);
     return keys.map((k, i) => {
-      const source = from[i] && bySource.get(from[i]);
-      const answer = source && (absentMeansNone || source.status === 'rejected' || source.value.has(k)) ? source : mine;
+      const answer = offeredAnswer[i] ?? mine;
       if (answer.status === 'rejected') {
         // A failed read-ahead is not kept: a later load asks again.
         if (from[i] && offered.get(k) === from[i]) offered.delete(k);
@@ -68,7 +70,7 @@ export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<M
     loadNow(key: string): V | Promise<V> {
       const source = offered.get(key);
       const values = source && arrived.get(source);
-      if (values && (absentMeansNone || values.has(key))) return values.get(key) ?? fallback;
+      if (values && settles(values, key)) return values.get(key) ?? fallback;
       return loader.load(key) as Promise<V>;
     },
     offer(keys: Iterable<string>, values: Promise<Map<string, V>>): void {
@@ -156,9 +158,9 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
   /**
    * A projects' templates, and when the operation selects them, the levels below read at the same time by the
    * same project ids, each in a statement of its own on its own connection: the templates' stats and documents,
-   * the documents' versions and contractors. Level by level, each statement would wait for the one above and for the execution
-   * of its rows (the dashboard: four round trips one after the other); read ahead, they overlap. The same rows
-   * and tenancy as the level's own loader; offered keys are those the level above answered.
+   * the documents' versions and contractors. Level by level, each statement would wait for the one above and for
+   * the execution of its rows (the dashboard: four round trips one after the other); read ahead, they overlap.
+   * The same rows and tenancy as the level's own loader; offered keys are those the level above answered.
    */
   const templatesWithReadAhead = async (projectIds: readonly string[]): Promise<Map<string, TemplateFields[]>> => {
     const rows = templates.templatesByProject(projectIds);
