@@ -248,6 +248,55 @@ describe('reading ahead by project (DocumentService.documentsByProject, versions
   });
 });
 
+describe('versions kept under their document\'s template (document_version.template_id, by trigger)', () => {
+  const mismatched = () => sql<{ n: number }>(`select count(*)::int as n from document_version v join document d on d.id = v.document_id
+    where v.template_id is distinct from d.template_id`);
+
+  it('is set on every version, written by the service (the demo data) or straight in SQL (the answers above)', async () => {
+    const [{ n: versions }] = await sql<{ n: number }>('select count(*)::int as n from document_version');
+    expect(versions).toBeGreaterThan(PROJECTS * 4);
+    expect((await mismatched())[0].n).toBe(0);
+  });
+
+  it('cannot name another template than its document\'s, on insert or update', async () => {
+    const [project] = (await ok(DASHBOARD, { first: 1 })).projects.nodes as DashboardProject[];
+    const [withDocuments, other] = [project.templates.find((tpl) => tpl.documents.length)!, project.templates.find((tpl) => !tpl.documents.length)!];
+    const document = withDocuments.documents[0];
+    const [row] = await sql<{ id: string; template_id: string }>(`insert into document_version (id, created_at, updated_at, document_id, template_id, version, status, sub_total)
+      values (gen_random_uuid(), now(), now(), ?, ?, 90, 'DRAFT', 1) returning id, template_id`, [document.id, other.id]);
+    try {
+      expect(row.template_id).toBe(withDocuments.id);
+      const [updated] = await sql<{ template_id: string }>('update document_version set template_id = ? where id = ? returning template_id', [other.id, row.id]);
+      expect(updated.template_id).toBe(withDocuments.id);
+    } finally {
+      await sql('delete from document_version where id = ?', [row.id]);
+    }
+  });
+
+  it('refuses a version of an unknown document as the foreign key does (23503)', async () => {
+    await expect(sql(`insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total)
+      values (gen_random_uuid(), now(), now(), gen_random_uuid(), 1, 'DRAFT', 1)`)).rejects.toMatchObject({ code: '23503' });
+  });
+
+  it('follows a document moved to another template: the dashboard shows its versions under the new one', async () => {
+    // To another project's template: read by project, versions left under the old template would be missed.
+    const [source, target] = (await ok(DASHBOARD, { first: 2 })).projects.nodes as DashboardProject[];
+    const from = source.templates.find((tpl) => tpl.documents.some((d) => d.versions.length))!;
+    const to = target.templates.find((tpl) => !tpl.documents.length)!;
+    const document = from.documents.find((d) => d.versions.length)!;
+    await sql('update document set template_id = ? where id = ?', [to.id, document.id]);
+    try {
+      expect((await mismatched())[0].n).toBe(0);
+      const [, moved] = (await ok(DASHBOARD, { first: 2 })).projects.nodes as DashboardProject[];
+      const under = moved.templates.find((tpl) => tpl.id === to.id)!;
+      expect(under.documents.map((d) => ({ id: d.id, versions: d.versions }))).toEqual([{ id: document.id, versions: document.versions }]);
+    } finally {
+      await sql('update document set template_id = ? where id = ?', [from.id, document.id]);
+    }
+    expect((await mismatched())[0].n).toBe(0);
+  });
+});
+
 describe('execution by compiled queries (graphql-jit)', () => {
   it('answers what graphql-js\'s own executor answers over the same schema, data and errors alike', async () => {
     const schema = await graphqlSchema();

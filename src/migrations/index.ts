@@ -7,6 +7,7 @@ import { Migration20261230000000_change_events } from './Migration20261230000000
 import { Migration20261231000000_statistics_offer_version } from './Migration20261231000000_statistics_offer_version';
 import { Migration20270105000000_caller_changes } from './Migration20270105000000_caller_changes';
 import { Migration20270110000000_caller_truncate } from './Migration20270110000000_caller_truncate';
+import { Migration20270120000000_version_template } from './Migration20270120000000_version_template';
 
 /** Every migration, in order. `npm run db:migration:create` writes a new file; add it here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261231000000_statistics_offer_version', class: Migration20261231000000_statistics_offer_version },
   { name: 'Migration20270105000000_caller_changes', class: Migration20270105000000_caller_changes },
   { name: 'Migration20270110000000_caller_truncate', class: Migration20270110000000_caller_truncate },
+  { name: 'Migration20270120000000_version_template', class: Migration20270120000000_version_template },
 ];

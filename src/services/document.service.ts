@@ -190,9 +190,12 @@ export class DocumentService {
     const ids = uuidList(projectIds);
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!ids.length || !orgs.length) return new Map();
+    // Through the versions' own template column (Migration20270120000000_version_template): one index probe per
+    // template, not one per document, and no document row read at all.
     const rows = await this.versionRows(`
-      from ${PROJECT_DOCUMENTS_FROM}
-      join document_version v on v.document_id = d.id
+      from template t
+      join project p on p.id = t.project_id
+      join document_version v on v.template_id = t.id
       where t.project_id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])`, [orgs], fields);
     return groupBy(rows, (r) => r.document_id, this.versionFromRow(fields));
   }
