@@ -1,7 +1,10 @@
 import 'reflect-metadata';
+import pg from 'pg';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config';
+import { CHANGE_CHANNEL } from '../src/events/change-event';
 import { MIGRATIONS } from '../src/migrations';
+import { loadDemoData } from '../src/seed/demo-data';
 import { createDatabaseFrom, dropDatabase } from './support/databases';
 
 const serverUrl = () => process.env.TEST_SERVER_URL!;
@@ -60,5 +63,49 @@ describe('migrations', () => {
     );
     expect(cols.length).toBeGreaterThanOrEqual(3);
     for (const c of cols) expect([c.column_name, c.data_type, c.numeric_precision, c.numeric_scale]).toEqual([c.column_name, 'numeric', 14, 2]);
+  });
+});
+
+describe('Migration20270120000000_version_template', () => {
+  const name = `${process.env.TEST_RUN_PREFIX}version_template_${process.pid}`;
+  let orm: MikroORM;
+  const sql = <T>(text: string) => orm.em.fork().getConnection().execute<T[]>(text);
+
+  beforeAll(async () => {
+    const url = await createDatabaseFrom(serverUrl(), 'template0', name);
+    orm = await MikroORM.init(ormConfig(url));
+  });
+  afterAll(async () => {
+    await orm?.close(true);
+    await dropDatabase(serverUrl(), name);
+  });
+
+  it('gives every existing version its document\'s template without telling live dashboards of any change', async () => {
+    await orm.getMigrator().up({ to: 'Migration20270110000000_caller_truncate' });
+    // The demo data as a database before the migration holds it: the entities already map the column.
+    await sql('alter table document_version add column template_id uuid');
+    await loadDemoData(orm.em.fork());
+    await sql('alter table document_version drop column template_id');
+    const listener = new pg.Client({ connectionString: orm.config.getClientUrl() });
+    const notifications: string[] = [];
+    await listener.connect();
+    try {
+      listener.on('notification', (n) => notifications.push(n.channel));
+      await listener.query(`listen ${CHANGE_CHANNEL}`);
+      await orm.getMigrator().up();
+      // A notification is delivered once its transaction commits; one more round trip lets any arrive.
+      await listener.query('select 1');
+    } finally {
+      await listener.end();
+    }
+    expect(notifications).toEqual([]);
+    const [counts] = await sql<{ versions: number; wrong: number }>(`select count(*)::int as versions,
+      count(*) filter (where v.template_id is distinct from d.template_id)::int as wrong
+      from document_version v join document d on d.id = v.document_id`);
+    expect(counts.versions).toBeGreaterThan(0);
+    expect(counts.wrong).toBe(0);
+    const disabled = await sql<{ tgname: string }>(`select tgname from pg_trigger
+      where tgrelid = 'document_version'::regclass and not tgisinternal and tgenabled = 'D'`);
+    expect(disabled).toEqual([]);
   });
 });
