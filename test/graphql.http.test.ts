@@ -188,6 +188,14 @@ describe('operations /graphql does not serve over HTTP answer a 4xx in GraphQL s
     }
   });
 
+  it('answers 400 BAD_USER_INPUT to a subscription whose root field depends on a variable (graphql-js\'s rule throws on it)', async () => {
+    const query = 'subscription S($flag: Boolean!) { projectChanged @include(if: $flag) { id } }';
+    for (const variables of [{ flag: true }, { flag: [] }, {}]) {
+      expect(refused(await gql(t.url, architect, query, variables), 400, 'BAD_USER_INPUT')).toBe('Subscriptions are not served over HTTP');
+      refused(await get({ query, variables: JSON.stringify(variables) }, { Accept: '*/*' }, architect), 400, 'BAD_USER_INPUT');
+    }
+  });
+
   it('answers 400 BAD_USER_INPUT to a persisted query, known, unknown or with a hash that is not its query\'s', async () => {
     const query = '{ me { id } }';
     const cases = [

@@ -234,6 +234,17 @@ describe('WebSocket connections on /graphql', () => {
     expect(error).toEqual([expect.objectContaining({ message: 'Only subscriptions are served over WebSocket: send a query to /graphql over HTTP', extensions: { code: 'BAD_USER_INPUT' } })]);
   });
 
+  it('refuse with BAD_USER_INPUT, keeping the connection, a subscription whose root field depends on a variable', async () => {
+    const c = connect(architect);
+    const conditional = subscribe(c.client, `subscription($flag: Boolean!, $ids: [ID!]) { projectChanged(projectIds: $ids) @include(if: $flag) { id } }`, { flag: true, ids: [PRJ] });
+    const error = await conditional.ended;
+    expect(error).toEqual([expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT' } })]);
+    expect((error as Array<{ message: string }>)[0].message).toMatch(/^The root field of a subscription cannot depend on a variable/);
+    // The same connection still serves a valid subscription.
+    subscribe(c.client, PROJECT_CHANGED, { ids: [PRJ] });
+    await registered(1);
+  });
+
   it('limit the subscriptions of a connection (SUBSCRIPTIONS_MAX_PER_CONNECTION) and the connections of a caller (SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER)', async () => {
     const c = connect(architect);
     for (let i = 0; i < 3; i++) subscribe(c.client, PROJECT_CHANGED, { ids: [PRJ] });

@@ -5,7 +5,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
-import { GraphQLError, type ValidationRule } from 'graphql';
+import { GraphQLError, Kind, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
 import { MethodNotAllowedError } from '../errors';
 import { identifyCaller, verifiedToken, verifyRequest } from '../http/auth.middleware';
@@ -112,12 +112,19 @@ const selectionPlugin: ApolloServerPlugin<Context> = {
 /**
  * Subscriptions run over a long-lived connection, never over a GET or a POST: refused at validation, before
  * anything runs. (Rules given to Apollo apply to /graphql over HTTP only.)
+ *
+ * Refused on entering the document, and taken out of what the other rules visit: graphql-js's
+ * SingleFieldSubscriptionsRule, which Apollo runs first, evaluates the root fields' `@include`/`@skip` with no
+ * variables and throws (Apollo's 500) on one that names a variable. The document Apollo keeps is unchanged.
  */
 const noSubscriptionsOverHttp: ValidationRule = (context) => ({
-  OperationDefinition(node) {
-    if (node.operation === 'subscription') {
-      context.reportError(new GraphQLError('Subscriptions are not served over HTTP', { nodes: node, extensions: { code: 'BAD_USER_INPUT' } }));
+  Document(node) {
+    const subscriptions = node.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === 'subscription');
+    if (!subscriptions.length) return undefined;
+    for (const subscription of subscriptions) {
+      context.reportError(new GraphQLError('Subscriptions are not served over HTTP', { nodes: subscription, extensions: { code: 'BAD_USER_INPUT' } }));
     }
+    return { ...node, definitions: node.definitions.filter((d) => !subscriptions.includes(d)) };
   },
 });
 

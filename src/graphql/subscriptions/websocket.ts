@@ -230,7 +230,15 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
       } catch (err) {
         return err instanceof GraphQLError ? [err] : refusal('The document could not be parsed');
       }
-      const invalid = validate(schema, document, rules);
+      let invalid: readonly GraphQLError[];
+      try {
+        invalid = validate(schema, document, rules);
+      } catch (err) {
+        // graphql-js's SingleFieldSubscriptionsRule evaluates the root fields' `@include`/`@skip` with no variables
+        // and throws on one that names a variable (which the spec no longer allows there): the caller's document.
+        if (!(err instanceof GraphQLError)) throw err;
+        return refusal(`The root field of a subscription cannot depend on a variable (@include, @skip): ${err.message}`);
+      }
       if (invalid.length) return invalid;
       const operation = getOperationAST(document, payload.operationName);
       if (!operation) return refusal('The document must hold one operation, or operationName must name one of them');
