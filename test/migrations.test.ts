@@ -9,11 +9,10 @@ import { createDatabaseFrom, dropDatabase } from './support/databases';
 
 const serverUrl = () => process.env.TEST_SERVER_URL!;
 
-describe('migrations', () => {
-  const name = `${process.env.TEST_RUN_PREFIX}empty_${process.pid}`;
+/** An empty database of its own for the describe block that calls this, dropped after it; `orm()` once created. */
+function emptyDatabase(label: string) {
+  const name = `${process.env.TEST_RUN_PREFIX}${label}_${process.pid}`;
   let orm: MikroORM;
-  const sql = <T>(text: string) => orm.em.fork().getConnection().execute<T[]>(text);
-
   beforeAll(async () => {
     // template0 is PostgreSQL's pristine empty database.
     const url = await createDatabaseFrom(serverUrl(), 'template0', name);
@@ -23,9 +22,17 @@ describe('migrations', () => {
     await orm?.close(true);
     await dropDatabase(serverUrl(), name);
   });
+  return {
+    orm: () => orm,
+    sql: <T>(text: string) => orm.em.fork().getConnection().execute<T[]>(text),
+  };
+}
+
+describe('migrations', () => {
+  const { orm, sql } = emptyDatabase('empty');
 
   it('build the whole schema from an empty database', async () => {
-    const applied = await orm.getMigrator().up();
+    const applied = await orm().getMigrator().up();
     expect(applied.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
     const tables = await sql<{ table_name: string }>(
       `select table_name from information_schema.tables where table_schema = 'public' order by 1`,
@@ -39,13 +46,13 @@ describe('migrations', () => {
   });
 
   it('leave no difference between the entities and the schema', async () => {
-    await orm.getMigrator().up();
-    const diff = await orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
+    await orm().getMigrator().up();
+    const diff = await orm().getSchemaGenerator().getUpdateSchemaSQL({ wrap: false });
     expect(diff.trim()).toBe('');
   });
 
   it('index every foreign key column', async () => {
-    await orm.getMigrator().up();
+    await orm().getMigrator().up();
     const unindexed = await sql<{ tbl: string; col: string }>(`
       select c.conrelid::regclass::text as tbl, a.attname as col
       from pg_constraint c
@@ -56,7 +63,7 @@ describe('migrations', () => {
   });
 
   it('store money as numeric(14,2) and times as timestamptz', async () => {
-    await orm.getMigrator().up();
+    await orm().getMigrator().up();
     const cols = await sql<{ table_name: string; column_name: string; data_type: string; numeric_precision: number; numeric_scale: number }>(
       `select table_name, column_name, data_type, numeric_precision, numeric_scale from information_schema.columns
        where table_schema = 'public' and (data_type in ('numeric', 'timestamp without time zone') or column_name in ('budget', 'sub_total', 'discount'))`,
@@ -67,32 +74,21 @@ describe('migrations', () => {
 });
 
 describe('Migration20270120000000_version_template', () => {
-  const name = `${process.env.TEST_RUN_PREFIX}version_template_${process.pid}`;
-  let orm: MikroORM;
-  const sql = <T>(text: string) => orm.em.fork().getConnection().execute<T[]>(text);
-
-  beforeAll(async () => {
-    const url = await createDatabaseFrom(serverUrl(), 'template0', name);
-    orm = await MikroORM.init(ormConfig(url));
-  });
-  afterAll(async () => {
-    await orm?.close(true);
-    await dropDatabase(serverUrl(), name);
-  });
+  const { orm, sql } = emptyDatabase('version_template');
 
   it('gives every existing version its document\'s template without telling live dashboards of any change', async () => {
-    await orm.getMigrator().up({ to: 'Migration20270110000000_caller_truncate' });
+    await orm().getMigrator().up({ to: 'Migration20270110000000_caller_truncate' });
     // The demo data as a database before the migration holds it: the entities already map the column.
     await sql('alter table document_version add column template_id uuid');
-    await loadDemoData(orm.em.fork());
+    await loadDemoData(orm().em.fork());
     await sql('alter table document_version drop column template_id');
-    const listener = new pg.Client({ connectionString: orm.config.getClientUrl() });
+    const listener = new pg.Client({ connectionString: orm().config.getClientUrl() });
     const notifications: string[] = [];
     await listener.connect();
     try {
       listener.on('notification', (n) => notifications.push(n.channel));
       await listener.query(`listen ${CHANGE_CHANNEL}`);
-      await orm.getMigrator().up();
+      await orm().getMigrator().up();
       // A notification is delivered once its transaction commits; one more round trip lets any arrive.
       await listener.query('select 1');
     } finally {
