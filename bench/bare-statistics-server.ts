@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import Koa from 'koa';
 import pg from 'pg';
 import { toRest } from '../src/rest/serialize';
 import { pgArray, PROJECT_STATISTICS_SQL, projectStatisticsView, type ProjectStatsRow } from '../src/services/statistics.service';
@@ -17,11 +19,28 @@ export interface BareServer {
 /** knex's `?` and `array[?]` (an array bound as a list) as pg's `$n` (an array bound as an array). */
 const numbered = (sql: string) => { let n = 0; return sql.replace(/array\[\?\]|\?/g, () => `$${++n}`); };
 
-export async function startBareStatisticsServer(databaseUrl: string, poolSize: number, organizationIds: string[]): Promise<BareServer> {
+function statisticsPool(databaseUrl: string, poolSize: number) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: '-c jit=off' });
   // The scratch database is dropped with its connections when the benchmark ends: an idle client's error then is expected.
   pool.on('error', () => undefined);
   const sql = numbered(PROJECT_STATISTICS_SQL);
+  return { pool, statistics: (id: string, organizationIds: string[]) => pool.query<ProjectStatsRow>(sql, [pgArray([id]), organizationIds]) };
+}
+
+async function serve(server: http.Server, pool: pg.Pool): Promise<BareServer> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.end();
+    },
+  };
+}
+
+export async function startBareStatisticsServer(databaseUrl: string, poolSize: number, organizationIds: string[]): Promise<BareServer> {
+  const { pool, statistics } = statisticsPool(databaseUrl, poolSize);
   const path = /^\/projects\/([0-9a-fA-F-]{36})\/statistics$/;
   const server = http.createServer((req, res) => {
     const answer = (status: number, body: unknown) => {
@@ -32,18 +51,30 @@ export async function startBareStatisticsServer(databaseUrl: string, poolSize: n
     const match = path.exec(req.url ?? '');
     if (!match) return answer(404, { code: 404, message: 'Not found' });
     const id = match[1].toLowerCase();
-    pool.query<ProjectStatsRow>(sql, [pgArray([id]), organizationIds]).then(({ rows }) => {
+    statistics(id, organizationIds).then(({ rows }) => {
       if (!rows[0]) return answer(404, { code: 404, message: 'Project not found' });
       answer(200, { project: { id, statistics: toRest(projectStatisticsView(rows[0])) } });
     }, () => answer(500, { code: 500, message: 'Internal error' }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await pool.end();
-    },
-  };
+  return serve(server, pool);
+}
+
+/**
+ * The fixed stack's own floor: the same statement and body behind Koa and @koa/router at the service's path,
+ * with nothing else (no middleware, no token, no validation, no ORM). What the service adds beyond this is its
+ * features; what this adds beyond the bare server is the framework every route is served through.
+ */
+export async function startKoaStatisticsServer(databaseUrl: string, poolSize: number, organizationIds: string[]): Promise<BareServer> {
+  const { pool, statistics } = statisticsPool(databaseUrl, poolSize);
+  const router = new Router();
+  router.get('/api/svc/v1/projects/:projectId/statistics', async (ctx) => {
+    const id = ctx.params.projectId.toLowerCase();
+    const { rows } = await statistics(id, organizationIds);
+    ctx.status = rows[0] ? 200 : 404;
+    ctx.body = rows[0] ? { project: { id, statistics: toRest(projectStatisticsView(rows[0])) } } : { code: 404, message: 'Project not found' };
+  });
+  const koa = new Koa();
+  koa.silent = true;
+  koa.use(router.routes());
+  return serve(http.createServer(koa.callback()), pool);
 }

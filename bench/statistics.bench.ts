@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 import { StatisticsService } from '../src/services/statistics.service';
-import { startBareStatisticsServer } from './bare-statistics-server';
+import { startBareStatisticsServer, startKoaStatisticsServer } from './bare-statistics-server';
 import { addOtherOrganizations, BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
 import { load } from './http-load';
 import { oracleProjectStatistics, oracleTemplateStats } from '../test/support/statistics-oracle';
@@ -18,9 +18,9 @@ import { oracleProjectStatistics, oracleTemplateStats } from '../test/support/st
  * - times StatisticsService.projectStatistics and templateStats for 1, 100 and 1,000 ids (median of RUNS),
  *   interleaved with the formulas recomputed from the histories as before issue 10 (the tests' oracle);
  * - the dashboard's two statistics statements for 50 projects (their 400 templates), EXPLAIN ANALYZE, both ways;
- * - REST statistics (#5) throughput against a bare node:http + pg server running the same statement
- *   (bench/bare-statistics-server.ts), 16 connections, autocannon from a process of its own, and the SQL
- *   statements one REST request runs;
+ * - REST statistics (#5) throughput against a bare node:http + pg server running the same statement, and against
+ *   the same behind Koa and @koa/router alone, the framework's own floor (bench/bare-statistics-server.ts),
+ *   16 connections, autocannon from a process of its own, and the SQL statements one REST request runs;
  * - then adds BENCH_OTHER_FACTOR (default 100) times as many rows of other organizations and times
  *   projectStatistics of the same 1,000 projects again (the ratio must stay near 1).
  * The scratch database is dropped at the end.
@@ -145,6 +145,7 @@ async function restVsBare(orm: MikroORM, url: string, counter: Counter, store: '
   config.publicUrl = server.url;
   config.auth.issuer = server.url;
   const bare = await startBareStatisticsServer(url, POOL, ARCHITECT.adminOrganizationIds);
+  const koa = await startKoaStatisticsServer(url, POOL, ARCHITECT.adminOrganizationIds);
   try {
     const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc email profile' });
     const tokenRes = await fetch(`${server.url}/auth/token`, { method: 'POST', body: form });
@@ -156,27 +157,35 @@ async function restVsBare(orm: MikroORM, url: string, counter: Counter, store: '
 
     // Same bodies, or the comparison means nothing.
     for (const id of projectIds.slice(0, 20)) {
-      const [a, b] = await Promise.all([fetch(`${server.url}/api/svc/v1/projects/${id}/statistics`, { headers }), fetch(`${bare.url}/projects/${id}/statistics`)]);
-      const [ta, tb] = [await a.text(), await b.text()];
-      if (a.status !== 200 || ta !== tb) throw new Error(`REST and bare bodies differ for ${id}: ${a.status} ${ta} / ${tb}`);
+      const [a, b, c] = await Promise.all([
+        fetch(`${server.url}/api/svc/v1/projects/${id}/statistics`, { headers }), fetch(`${bare.url}/projects/${id}/statistics`), fetch(`${koa.url}/api/svc/v1/projects/${id}/statistics`),
+      ]);
+      const [ta, tb, tc] = [await a.text(), await b.text(), await c.text()];
+      if (a.status !== 200 || ta !== tb || ta !== tc) throw new Error(`REST, bare and Koa bodies differ for ${id}: ${a.status} ${ta} / ${tb} / ${tc}`);
     }
     const one = await counter.measure(() => fetch(server.url + restPaths[0], { headers }).then((r) => r.text()));
     console.log(`statistics: REST #5 runs ${one.statements} SQL statement(s) per request`);
 
     const rest: number[] = [];
     const floor: number[] = [];
+    const framework: number[] = [];
     await load(server.url, restPaths, { headers, connections: 16, seconds: 2 }); // warm-up
     await load(bare.url, barePaths, { connections: 16, seconds: 2 });
+    await load(koa.url, restPaths, { connections: 16, seconds: 2 });
     for (let round = 0; round < 3; round++) {
       floor.push((await load(bare.url, barePaths, { connections: 16, seconds })).requests);
+      framework.push((await load(koa.url, restPaths, { connections: 16, seconds })).requests);
       rest.push((await load(server.url, restPaths, { headers, connections: 16, seconds })).requests);
     }
-    const figures = { rest: median(rest), bare: median(floor) };
-    console.log(`statistics: REST #5 (rate limits counted in ${store}) ${figures.rest.toFixed(0)} req/s, bare node:http + pg ${figures.bare.toFixed(0)} req/s ` +
-      `(median of ${rest.length} rounds of ${seconds} s, 16 connections): ${(figures.rest / figures.bare).toFixed(2)}x ` +
-      `[rest ${rest.map((x) => x.toFixed(0)).join(', ')}; bare ${floor.map((x) => x.toFixed(0)).join(', ')}]`);
+    const figures = { rest: median(rest), bare: median(floor), koa: median(framework) };
+    const list = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+    console.log(`statistics: REST #5 (rate limits counted in ${store}) ${figures.rest.toFixed(0)} req/s, bare node:http + pg ${figures.bare.toFixed(0)} req/s, ` +
+      `Koa + @koa/router + pg ${figures.koa.toFixed(0)} req/s (median of ${rest.length} rounds of ${seconds} s, 16 connections): ` +
+      `REST / bare ${(figures.rest / figures.bare).toFixed(2)}x, Koa / bare ${(figures.koa / figures.bare).toFixed(2)}x, REST / Koa ${(figures.rest / figures.koa).toFixed(2)}x ` +
+      `[rest ${list(rest)}; bare ${list(floor)}; koa ${list(framework)}]`);
     return figures;
   } finally {
+    await koa.close();
     await bare.close();
     await server.close();
     await app.stop();
