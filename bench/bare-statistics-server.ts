@@ -27,6 +27,11 @@ function statisticsPool(databaseUrl: string, poolSize: number) {
   return { pool, statistics: (id: string, organizationIds: string[]) => pool.query<ProjectStatsRow>(sql, [pgArray([id]), organizationIds]) };
 }
 
+/** The service's answer for a project's statistics row, or its 404 when the caller may not see the project. */
+function statisticsAnswer(id: string, row: ProjectStatsRow | undefined): [number, unknown] {
+  return row ? [200, { project: { id, statistics: toRest(projectStatisticsView(row)) } }] : [404, { code: 404, message: 'Project not found' }];
+}
+
 async function serve(server: http.Server, pool: pg.Pool): Promise<BareServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -51,10 +56,7 @@ export async function startBareStatisticsServer(databaseUrl: string, poolSize: n
     const match = path.exec(req.url ?? '');
     if (!match) return answer(404, { code: 404, message: 'Not found' });
     const id = match[1].toLowerCase();
-    statistics(id, organizationIds).then(({ rows }) => {
-      if (!rows[0]) return answer(404, { code: 404, message: 'Project not found' });
-      answer(200, { project: { id, statistics: toRest(projectStatisticsView(rows[0])) } });
-    }, () => answer(500, { code: 500, message: 'Internal error' }));
+    statistics(id, organizationIds).then(({ rows }) => answer(...statisticsAnswer(id, rows[0])), () => answer(500, { code: 500, message: 'Internal error' }));
   });
   return serve(server, pool);
 }
@@ -69,9 +71,7 @@ export async function startKoaStatisticsServer(databaseUrl: string, poolSize: nu
   const router = new Router();
   router.get('/api/svc/v1/projects/:projectId/statistics', async (ctx) => {
     const id = ctx.params.projectId.toLowerCase();
-    const { rows } = await statistics(id, organizationIds);
-    ctx.status = rows[0] ? 200 : 404;
-    ctx.body = rows[0] ? { project: { id, statistics: toRest(projectStatisticsView(rows[0])) } } : { code: 404, message: 'Project not found' };
+    [ctx.status, ctx.body] = statisticsAnswer(id, (await statistics(id, organizationIds)).rows[0]);
   });
   const koa = new Koa();
   koa.silent = true;
