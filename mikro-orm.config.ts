@@ -5,7 +5,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from './src/entities';
 import { MIGRATIONS } from './src/migrations';
 import type { DatabaseLimits } from './src/config';
-import { poolOptions } from './src/database-limits';
+import { poolOptions, type SessionSettings } from './src/database-limits';
 
 /**
  * application_name of this process's database sessions (unique per process, across hosts): how the
@@ -16,9 +16,11 @@ export const SESSION_NAME = `tender-bff ${process.pid} ${randomBytes(4).toString
 /**
  * The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here.
  * `limits` bounds every wait of the request pool; leave it out for migrations and maintenance commands.
+ * `sessionSettings` says where the request pool's server settings go (src/database-limits.ts): in the startup
+ * packet on a connection to PostgreSQL itself, after each BEGIN through a transaction pooler.
  */
-export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, limits?: DatabaseLimits): Options {
-  const waits = poolOptions(limits);
+export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup'): Options {
+  const waits = poolOptions(limits, sessionSettings);
   return defineConfig({
     clientUrl,
     entities: ENTITIES,
@@ -38,9 +40,9 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, l
     // the *_statistics tables to the triggers of Migration20261220000000_statistics.
     schemaGenerator: { skipTables: ['rate_limit', 'service_secret', 'document_statistics', 'template_statistics', 'project_statistics'] },
     pool: waits.pool,
-    // jit off: short OLTP and aggregate queries lose more to JIT compilation than they gain.
+    // jit off (in waits.connection): short OLTP and aggregate queries lose more to JIT compilation than they gain.
     driverOptions: {
-      connection: { ...waits.connection, options: '-c jit=off', application_name: SESSION_NAME },
+      connection: { ...waits.connection, application_name: SESSION_NAME },
       // knex prints its own messages with console.log; the errors behind them reach our JSON logs anyway.
       log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
     },

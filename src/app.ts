@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import { probePool, type DatabaseRoutes } from './database';
 import { compression, conditionalGet, entityTags, serializeJsonOnce } from './http/caching';
 import { answerClientErrors } from './http/client-error';
 import { corsMiddleware } from './http/cors.middleware';
@@ -34,6 +35,8 @@ export interface AppDeps {
   config: Config;
   orm: MikroORM;
   log: Logger;
+  /** How the database is reached (src/database.ts); default: the ORM's URL, PostgreSQL itself, for everything. */
+  database?: DatabaseRoutes;
 }
 
 export interface App {
@@ -55,6 +58,8 @@ export interface App {
 /** Builds the Koa application: middleware chain, REST routers, GraphQL, the identity provider. */
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, orm, log } = deps;
+  const clientUrl = orm.config.getClientUrl();
+  const database = deps.database ?? { url: clientUrl, directUrl: clientUrl, sessionSettings: 'startup' };
   // Only the last X-Forwarded-For entry, the one the trusted proxy appended, is the client: earlier ones
   // are whatever the client sent, and would let a stolen token pass the client_ip binding.
   const koa = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
@@ -64,7 +69,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const verifier = new TokenVerifier(config, ownKeys);
   const callers = new CallerCache(config.auth.callerCacheTtlMs);
   // Counters in the service's own database unless Redis or memory is configured (docs/rate-limits.md).
-  const limiters = await createRateLimiters(config.rateLimit, orm.config.get('clientUrl')!, log);
+  const limiters = await createRateLimiters(config.rateLimit, database.url, log, database.sessionSettings);
   // One key for every instance on this database, unless the configuration gives one.
   config.downloadUrlSecret ??= await sharedDownloadUrlSecret(orm.em.fork());
   const lifecycle = createLifecycle();
@@ -85,19 +90,30 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(rateLimit(limiters, verifier, metrics));
   // Changes by anyone, from the database's notifications, to this instance's subscribers (docs/subscriptions.md).
   const feed = new ChangeFeed(orm, config, log, metrics);
+  const probes = probePool(database.url, config.readinessTimeoutMs);
   const listener = new ChangeListener({
-    url: orm.config.getClientUrl(),
+    url: database.directUrl,
     connectTimeoutMs: config.database.connectTimeoutMs,
     log,
+    heartbeat: {
+      intervalMs: config.listener.heartbeatIntervalMs,
+      timeoutMs: config.listener.heartbeatTimeoutMs,
+      notify: async (channel, payload) => {
+        await probes.query('select pg_notify($1, $2)', [channel, payload]);
+      },
+    },
     onEvent: (event) => feed.add(event),
     onCallerChange: (userId) => callers.forget(userId),
     onResumed: () => void feed.resync(),
-    onStatus: (listening) => {
-      callers.setListening(listening);
-      metrics.changeListenerListening.set(listening ? 1 : 0);
+    onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
+    // Callers are kept only while every authorization change is heard (src/services/caller-cache.ts).
+    onHearing: (hearing) => {
+      callers.setListening(hearing);
+      metrics.changeListenerHearing.set(hearing ? 1 : 0);
     },
+    onHeartbeatMissed: () => metrics.changeListenerHeartbeatsMissed.inc(),
   });
-  const readiness = new Readiness(orm.config.getClientUrl(), config.readinessTimeoutMs, lifecycle, listener);
+  const readiness = new Readiness(probes, config.readinessTimeoutMs, lifecycle, listener);
   koa.use(healthRoutes(readiness).routes());
   koa.use(metricsRoutes(metrics, config).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
@@ -126,7 +142,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await graphql.stop();
       await feed.stop();
       await listener.stop();
-      await readiness.close();
+      await probes.end();
       await limiters.stop();
     },
   };

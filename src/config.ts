@@ -13,6 +13,17 @@ export interface Config {
   publicUrl: string;
   /** Empty: run the embedded PostgreSQL under dataDir. */
   databaseUrl: string | null;
+  /**
+   * A connection that keeps its session (PostgreSQL itself, never a transaction pooler), for what needs one:
+   * LISTEN, the migrations and their lock, ending this process's busy sessions at shutdown. Null: databaseUrl.
+   */
+  databaseDirectUrl: string | null;
+  /**
+   * Apply pending migrations at start (under one advisory lock, so that instances starting together run them
+   * once). False: the start only checks that none is pending, and refuses to serve otherwise (a release step
+   * runs `npm run db:migrate`).
+   */
+  migrateOnStart: boolean;
   embeddedPgPort: number;
   dataDir: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -64,8 +75,18 @@ export interface Config {
   database: DatabaseLimits;
   /** Longest a readiness check waits for the database before answering 503. */
   readinessTimeoutMs: number;
+  /** The change listener proves that it hears (src/events/change-listener.ts). */
+  listener: ListenerConfig;
   metrics: MetricsConfig;
   subscriptions: SubscriptionsConfig;
+}
+
+/** The change listener's heartbeat (docs/subscriptions.md, "Listener"). */
+export interface ListenerConfig {
+  /** How often the instance notifies itself on a channel of its own. */
+  heartbeatIntervalMs: number;
+  /** How long a committed heartbeat may take to come back before the instance counts as not hearing. */
+  heartbeatTimeoutMs: number;
 }
 
 /** GraphQL subscriptions over WebSocket (docs/subscriptions.md). */
@@ -218,12 +239,16 @@ export function loadConfig(env: Env = process.env): Config {
   const publicUrl = url(env, 'PUBLIC_URL', `http://127.0.0.1:${port}`, ['http:', 'https:'])!;
   const production = nodeEnv === 'production';
   const databaseUrl = url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']);
+  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', null, ['postgres:', 'postgresql:']);
+  if (databaseDirectUrl && !databaseUrl) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL (the embedded database is reached directly)');
   return {
     nodeEnv,
     host: str(env, 'HOST', '0.0.0.0'),
     port,
     publicUrl,
     databaseUrl,
+    databaseDirectUrl,
+    migrateOnStart: bool(env, 'DATABASE_MIGRATE_ON_START', true),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     dataDir: str(env, 'DATA_DIR', '.data'),
     logLevel: oneOf(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info',
@@ -252,6 +277,10 @@ export function loadConfig(env: Env = process.env): Config {
     ...shutdown(env, production),
     database: databaseLimits(env),
     readinessTimeoutMs: int(env, 'READINESS_TIMEOUT_MS', 1000, 50, 60000),
+    listener: {
+      heartbeatIntervalMs: int(env, 'LISTENER_HEARTBEAT_INTERVAL_MS', 5000, 50, 600000),
+      heartbeatTimeoutMs: int(env, 'LISTENER_HEARTBEAT_TIMEOUT_MS', 2000, 10, 600000),
+    },
     rateLimit: rateLimitConfig(env),
     metrics: metricsConfig(env, production),
     subscriptions: {

@@ -41,17 +41,27 @@ interface PgClient {
  */
 export const reusableConnection = (conn: PgClient): boolean => conn.readyForQuery && conn.getTransactionStatus() === 'I';
 
+/** knex's BEGIN (`BEGIN;`, or `BEGIN TRANSACTION ISOLATION LEVEL ...;`), sent without parameters. */
+const BEGIN = /^\s*BEGIN\b[^;]*;?\s*$/i;
+
 /**
- * When node-postgres gives up waiting for a statement it keeps the connection, and the ROLLBACK that follows
- * queues behind the unanswered statement for a second full bound. Cutting the socket at once fails it
- * immediately; the server, when it answers again, sees the connection gone and rolls the transaction back.
- * knex calls `query(config, callback)`, the one form wrapped here.
+ * Wraps the one form of `query` knex calls, `query(config, callback)`:
+ *
+ * - When node-postgres gives up waiting for a statement it keeps the connection, and the ROLLBACK that follows
+ *   queues behind the unanswered statement for a second full bound. Cutting the socket at once fails it
+ *   immediately; the server, when it answers again, sees the connection gone and rolls the transaction back.
+ * - `atBegin` (settings for a pooled connection, see transactionSettings) follows every BEGIN in the same
+ *   simple query: one round trip, and the settings live and die with the transaction, on whichever server
+ *   connection the pooler gave it.
  */
-function cutOnReadTimeout(conn: PgClient): void {
+function wrapQuery(conn: PgClient, atBegin: string | null): void {
   const query = conn.query.bind(conn);
   conn.query = (...args: unknown[]) => {
     const callback = args[args.length - 1];
     if (typeof callback === 'function') {
+      const config = args[0] as { text?: unknown; values?: unknown[] } | null;
+      const withSettings = atBegin !== null && typeof config?.text === 'string' && !config.values?.length && BEGIN.test(config.text);
+      if (withSettings) args[0] = { ...config, text: `${(config.text as string).trim().replace(/;$/, '')}; ${atBegin}` };
       // Taken when the statement is sent: the answer (or the timeout) comes back in the connection's context.
       const unitOfWork = connectionCuts.getStore();
       args[args.length - 1] = (err: Error | null, result: unknown) => {
@@ -59,7 +69,8 @@ function cutOnReadTimeout(conn: PgClient): void {
           conn.connection.stream.destroy();
           if (unitOfWork) unitOfWork.cut = true;
         }
-        callback(err, result);
+        // A BEGIN with its settings answers one result per statement; knex expects BEGIN's alone.
+        callback(err, withSettings && Array.isArray(result) ? result[0] : result);
       };
     }
     return query(...args);
@@ -74,16 +85,46 @@ function cutOnReadTimeout(conn: PgClient): void {
 const NO_JIT = '-c jit=off';
 
 /**
- * Pool bounds and per-connection session settings of the request pool (docs/faults.md). Without limits
- * (CLI, migrations) statements may run as long as they need.
+ * Where the request pool's server settings go (docs/faults.md, "Through a connection pooler"):
+ *
+ * - `startup`: PostgreSQL itself keeps each connection's session, so the settings travel in the startup packet
+ *   and hold for every statement of the connection, in a transaction or not.
+ * - `transaction`: a transaction pooler (PgBouncer in `pool_mode = transaction`) hands the server connection to
+ *   other clients between transactions, and refuses (or, with `ignore_startup_parameters`, drops) startup
+ *   parameters. The settings then follow every BEGIN as `SET LOCAL`; a statement outside a transaction runs
+ *   with the server's defaults for the role and database, which the operator sets once (README, "Scale out"),
+ *   and always within the client's read bound.
  */
-export function poolOptions(limits?: DatabaseLimits): { pool: PoolConfig; connection: Record<string, unknown> } {
+export type SessionSettings = 'startup' | 'transaction';
+
+/** The server settings of the request pool, as PostgreSQL names them (milliseconds for the timeouts). */
+export function serverSettings(limits: DatabaseLimits): Record<string, string> {
+  return {
+    statement_timeout: String(limits.statementTimeoutMs),
+    lock_timeout: String(limits.lockTimeoutMs),
+    idle_in_transaction_session_timeout: String(limits.idleInTransactionTimeoutMs),
+    jit: 'off',
+  };
+}
+
+/** `SET LOCAL` statements of the settings, sent after every BEGIN through a transaction pooler. */
+export function transactionSettings(settings: Record<string, string>): string {
+  return Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${/^\d+$/.test(value) ? value : `'${value}'`}`).join('; ');
+}
+
+/**
+ * Pool bounds and server settings of the request pool (docs/faults.md). Without limits (CLI, migrations)
+ * statements may run as long as they need.
+ */
+export function poolOptions(limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup'): { pool: PoolConfig; connection: Record<string, unknown> } {
   if (!limits) {
     return {
       pool: { min: 0, max: 10, acquireTimeoutMillis: 5000, validate: reusableConnection } as PoolConfig,
       connection: { connectionTimeoutMillis: 3000, options: NO_JIT },
     };
   }
+  const settings = serverSettings(limits);
+  const atBegin = sessionSettings === 'transaction' ? transactionSettings(settings) : null;
   return {
     pool: {
       min: 0,
@@ -92,18 +133,20 @@ export function poolOptions(limits?: DatabaseLimits): { pool: PoolConfig; connec
       createTimeoutMillis: limits.connectTimeoutMs + CLIENT_GRACE_MS,
       validate: reusableConnection,
       afterCreate: (conn: PgClient, done: (err: Error | null, conn: PgClient) => void) => {
-        cutOnReadTimeout(conn);
+        wrapQuery(conn, atBegin);
         done(null, conn);
       },
     } as PoolConfig,
     connection: {
       connectionTimeoutMillis: limits.connectTimeoutMs,
-      // Sent in the startup packet: every pooled connection has them from its first statement on.
-      statement_timeout: limits.statementTimeoutMs,
-      lock_timeout: limits.lockTimeoutMs,
-      idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
       query_timeout: limits.statementTimeoutMs + CLIENT_GRACE_MS,
-      options: NO_JIT,
+      // In the startup packet: every pooled connection has them from its first statement on.
+      ...(sessionSettings === 'startup' ? {
+        statement_timeout: limits.statementTimeoutMs,
+        lock_timeout: limits.lockTimeoutMs,
+        idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+        options: NO_JIT,
+      } : {}),
     },
   };
 }

@@ -1,11 +1,13 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import type { Logger } from 'pino';
 import { SESSION_NAME, ormConfig } from '../mikro-orm.config';
 import type { Config, DatabaseLimits } from './config';
+import { serverSettings, type SessionSettings } from './database-limits';
 import { isDatabaseUnavailable } from './errors';
+import { MIGRATIONS } from './migrations';
 
 export interface EmbeddedCluster {
   /** Server URL without a database name. */
@@ -147,10 +149,39 @@ export async function endBusySessions(url: string): Promise<number> {
   }
 }
 
-export interface Database {
-  orm: MikroORM;
+/** How the service reaches its database (README, "Scale out"). */
+export interface DatabaseRoutes {
+  /** Where requests go (DATABASE_URL: PostgreSQL, or a pooler in front of it). */
   url: string;
-  /** endBusySessions on this database. */
+  /** A connection that keeps its session (DATABASE_DIRECT_URL, else DATABASE_URL): LISTEN, migrations, shutdown. */
+  directUrl: string;
+  /** Where the request pool's server settings go: how `url` was found at start (probeSessionSettings). */
+  sessionSettings: SessionSettings;
+}
+
+/**
+ * The probe pool: readiness's `select 1` and the change listener's heartbeats, through the request path but
+ * never queued behind requests waiting for the request pool. No startup parameters (a pooler may refuse them):
+ * the client's bound is the one that matters for a probe.
+ */
+export function probePool(url: string, timeoutMs: number): Pool {
+  const pool = new Pool({
+    connectionString: url,
+    max: 2,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    idleTimeoutMillis: 60000,
+    allowExitOnIdle: true,
+    application_name: 'tender-bff probes',
+  });
+  // A connection dropped while idle (database restarted) is discarded by the pool; nothing to do here.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export interface Database extends DatabaseRoutes {
+  orm: MikroORM;
+  /** endBusySessions on this database, through the direct connection (the pooler may be what is stuck). */
   endBusySessions(): Promise<number>;
   close(): Promise<void>;
 }
@@ -201,44 +232,177 @@ export async function waitForDatabase(url: string, limits: Pick<DatabaseLimits, 
   }
 }
 
-/** Applies pending migrations on a connection of their own: no statement or lock timeout cuts them short. */
-async function migrate(url: string): Promise<void> {
-  const orm = await MikroORM.init(ormConfig(url));
+/**
+ * Where the request pool's server settings can go on `url` (src/database-limits.ts): a connection that takes
+ * them in its startup packet and keeps them is PostgreSQL's own session; a pooler refuses them (PgBouncer:
+ * "unsupported startup parameter") or drops them (`ignore_startup_parameters`), and then they go after each
+ * BEGIN. Read back rather than assumed: whatever sits in front of the database, the bounds hold.
+ */
+export async function probeSessionSettings(url: string, limits: DatabaseLimits): Promise<SessionSettings> {
+  const wanted = serverSettings(limits);
+  const client = new Client({
+    connectionString: url,
+    connectionTimeoutMillis: limits.connectTimeoutMs,
+    query_timeout: limits.connectTimeoutMs,
+    options: Object.entries(wanted).map(([name, value]) => `-c ${name}=${value}`).join(' '),
+  });
+  client.on('error', () => undefined);
   try {
-    await orm.getMigrator().up();
+    await client.connect();
+  } catch (err) {
+    if (/unsupported startup parameter/i.test((err as Error).message)) return 'transaction';
+    throw err;
+  }
+  try {
+    const { rows } = await client.query<{ name: string; setting: string }>('select name, setting from pg_settings where name = any($1)', [Object.keys(wanted)]);
+    const applied = new Map(rows.map((r) => [r.name, r.setting]));
+    return Object.entries(wanted).every(([name, value]) => applied.get(name) === value) ? 'startup' : 'transaction';
   } finally {
-    await orm.close(true);
+    await client.end().catch(() => undefined);
   }
 }
 
 /**
- * Opens the configured database: DATABASE_URL (waited for, see waitForDatabase), or else the embedded
- * cluster under DATA_DIR (database `tender`); applies pending migrations; returns the ORM whose pool has
- * the bounded waits of `config.database`.
+ * Through a transaction pooler, a statement outside a transaction runs with the server's defaults for the role
+ * and database. The bounds of `limits` that those defaults leave looser (0 is no bound), each as the
+ * statement that sets it once (README, "Scale out"); empty when they hold.
+ */
+export async function looseServerDefaults(url: string, limits: DatabaseLimits): Promise<string[]> {
+  const wanted = serverSettings(limits);
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: limits.connectTimeoutMs, query_timeout: limits.connectTimeoutMs });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string; setting: string; role: string; database: string }>(
+      `select name, setting, quote_ident(current_user) as role, quote_ident(current_database()) as database
+       from pg_settings where name = any($1)`, [Object.keys(wanted)]);
+    return rows
+      .filter(({ name, setting }) => (name === 'jit' ? setting !== 'off' : setting === '0' || Number(setting) > Number(wanted[name])))
+      .map(({ name, role, database }) => `ALTER ROLE ${role} IN DATABASE ${database} SET ${name} = ${wanted[name]}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * probeSessionSettings, said in the log: through a pooler, one line saying so, and a warning naming the server
+ * defaults that leave statements outside a transaction looser than the configured bounds.
+ */
+export async function findSessionSettings(url: string, limits: DatabaseLimits, log?: Logger): Promise<SessionSettings> {
+  const sessionSettings = await probeSessionSettings(url, limits);
+  if (sessionSettings === 'startup') return sessionSettings;
+  log?.info({ database: describeDatabase(url) }, 'database: a connection pooler refuses or drops startup parameters: the server settings follow each BEGIN');
+  const loose = await looseServerDefaults(url, limits);
+  if (loose.length) {
+    log?.warn({ database: describeDatabase(url), loose },
+      `database: through this pooler, statements outside a transaction run with server defaults looser than the configured bounds, and only the client's read bound holds for them; set them once (README, "Scale out"): ${loose.join('; ')}`);
+  }
+  return sessionSettings;
+}
+
+/** First key of the migrations' advisory lock (PostgreSQL's two-key form; project locks use another space). */
+const MIGRATION_LOCK = 0x4d49_4752;
+
+/**
+ * Migrations are applied with none of the request pool's bounds (a migration may rightly run long), whatever
+ * defaults the role or database has: SET LOCAL, so that it holds through a pooler as well.
+ */
+const UNBOUNDED = 'SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0';
+
+/** Migrations of this build not recorded in the database's `mikro_orm_migrations` (all of them when it has none). */
+export async function pendingMigrations(url: string): Promise<string[]> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(`select name from mikro_orm_migrations`).catch((err: { code?: string }) => {
+      if (err.code === '42P01') return { rows: [] };
+      throw err;
+    });
+    const applied = new Set(rows.map((r) => r.name.replace(/\.[jt]s$/, '')));
+    return MIGRATIONS.map((m) => m.name).filter((name) => !applied.has(name));
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Applies pending migrations, once however many instances start together: each takes one advisory lock first
+ * and holds it until its migrations are committed, so that the others wait, then find nothing to do. The lock
+ * is transaction-scoped, held by a transaction left open on a connection of its own (the migrator's
+ * checks and table creation run outside its transaction), so it is released with that connection whatever
+ * happens, and holds through a pooler too. Resolves to the names applied.
+ */
+export async function migrate(url: string, log?: Logger): Promise<string[]> {
+  const lock = new Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: `${SESSION_NAME} migrations` });
+  lock.on('error', () => undefined);
+  await lock.connect();
+  try {
+    await lock.query(`BEGIN; ${UNBOUNDED}`);
+    const { rows } = await lock.query<{ locked: boolean }>('select pg_try_advisory_xact_lock($1, 0) as locked', [MIGRATION_LOCK]);
+    if (!rows[0].locked) {
+      log?.info('migrations: another instance is applying them; waiting for it');
+      await lock.query('select pg_advisory_xact_lock($1, 0)', [MIGRATION_LOCK]);
+    }
+    const orm = await MikroORM.init(ormConfig(url));
+    try {
+      const connection = orm.em.getConnection();
+      return await connection.transactional(async (trx) => {
+        await connection.execute(UNBOUNDED, [], 'run', trx);
+        const applied = await orm.getMigrator().up({ transaction: trx });
+        return applied.map((m) => m.name);
+      });
+    } finally {
+      await orm.close(true);
+    }
+  } finally {
+    await lock.query('COMMIT').catch(() => undefined);
+    await lock.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Opens the configured database: DATABASE_URL (waited for, see waitForDatabase, with DATABASE_DIRECT_URL when
+ * set), or else the embedded cluster under DATA_DIR (database `tender`); applies pending migrations under their
+ * lock (or, with DATABASE_MIGRATE_ON_START=false, refuses to go on while one is pending); finds where the
+ * request pool's server settings can go; returns the ORM whose pool has the bounded waits of `config.database`.
  */
 export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
   let cluster: EmbeddedCluster | null = null;
   let url = config.databaseUrl;
+  let directUrl = config.databaseDirectUrl ?? url;
   if (!url) {
     cluster = await startEmbeddedCluster({ dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort, log });
     await ensureDatabase(cluster.serverUrl, 'tender');
-    url = withDatabase(cluster.serverUrl, 'tender');
+    url = directUrl = withDatabase(cluster.serverUrl, 'tender');
   } else {
     await waitForDatabase(url, config.database, log);
+    if (directUrl !== url) await waitForDatabase(directUrl!, config.database, log);
   }
   let orm: MikroORM;
+  let sessionSettings: SessionSettings;
   try {
-    await migrate(url);
-    orm = await MikroORM.init(ormConfig(url, {}, config.database));
+    if (config.migrateOnStart) {
+      const applied = await migrate(directUrl!, log);
+      log?.info({ applied: applied.length, migrations: applied }, applied.length ? 'migrations applied' : 'migrations: schema up to date');
+    } else {
+      const pending = await pendingMigrations(directUrl!);
+      if (pending.length) {
+        throw new Error(`the schema of ${describeDatabase(directUrl!)} is behind this build (${pending.length} pending migration${pending.length > 1 ? 's' : ''}, first ${pending[0]}): run \`npm run db:migrate\` first, or unset DATABASE_MIGRATE_ON_START`);
+      }
+    }
+    sessionSettings = await findSessionSettings(url, config.database, log);
+    orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings));
   } catch (err) {
     await cluster?.stop();
     throw err;
   }
-  const opened = url;
+  const opened = { url, directUrl: directUrl! };
   return {
     orm,
-    url: opened,
-    endBusySessions: () => endBusySessions(opened),
+    ...opened,
+    sessionSettings,
+    endBusySessions: () => endBusySessions(opened.directUrl),
     close: async () => {
       await orm.close(true);
       await cluster?.stop();

@@ -130,10 +130,12 @@ export class ServiceUnavailableError extends RetryLaterError {
  * `busy`: it answers but a bound ran out (statement_timeout or a cancel: 57014; lock_timeout: 55P03; a
  * transaction killed by idle_in_transaction_session_timeout: 25P03; too many connections: 53300, 53400).
  * `down`: it cannot be reached or is stopping (connection exceptions 08xxx, shutdown 57P01-57P03, sockets).
+ * PgBouncer reports its own failures (no server connection within query_wait_timeout, a server that cannot be
+ * logged into or crashed, a client limit) as 08P01: behind a pooler that is the database being unavailable.
  */
 const BUSY_CODES = new Set(['57014', '55P03', '25P03', '53300', '53400']);
 const DOWN_CODES = new Set([
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '08P01',
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
 ]);
 /** The pool's acquire timeout (knex's KnexTimeoutError, also when MikroORM wraps it). */

@@ -78,7 +78,19 @@ export class Metrics {
 
   readonly changeListenerListening = new Gauge({
     name: 'change_listener_listening',
-    help: '1 while the instance listens to the database\'s change notifications, 0 while it reconnects',
+    help: '1 while the instance holds its LISTEN on the database\'s change notifications, 0 while it reconnects',
+    registers: [this.registry],
+  });
+
+  readonly changeListenerHearing = new Gauge({
+    name: 'change_listener_hearing',
+    help: '1 while the instance\'s heartbeats (notifications to itself) come back within their bound, 0 otherwise',
+    registers: [this.registry],
+  });
+
+  readonly changeListenerHeartbeatsMissed = new Counter({
+    name: 'change_listener_heartbeats_missed_total',
+    help: 'Heartbeats committed but not heard back within LISTENER_HEARTBEAT_TIMEOUT_MS',
     registers: [this.registry],
   });
 

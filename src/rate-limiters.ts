@@ -5,6 +5,7 @@ import {
   type IRateLimiterOptions, type RateLimiterAbstract, type RateLimiterRes,
 } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from './config';
+import type { SessionSettings } from './database-limits';
 import type { RateLimitPolicy } from './errors';
 
 /** The operations of rate-limiter-flexible's limiters that we use, whatever the store. */
@@ -74,11 +75,25 @@ function throttledWarn(log: Logger, periodMs: number): (obj: object, msg: string
   };
 }
 
+/** The one call of node-postgres that rate-limiter-flexible's PostgreSQL store makes on a `pool` client. */
+interface StoreClient {
+  query(q: { name?: string; text: string; values?: unknown[] }): Promise<unknown>;
+}
+
+/**
+ * The library names its statements (protocol-level prepared statements, parsed once per connection). A
+ * transaction pooler hands each statement to whichever server connection is free, where that name is unknown
+ * (PgBouncer before 1.21 does not track them): through one, they are sent unnamed.
+ */
+const unnamed = (pool: Pool): StoreClient => ({ query: ({ text, values }) => pool.query({ text, values }) });
+
 /**
  * PostgreSQL store: the database of the service, through a small pool of its own, so that counting never
- * waits behind business queries for a connection, with statement and connection timeouts of its own.
+ * waits behind business queries for a connection, with statement and connection timeouts of its own (the
+ * server-side ones only where the connection keeps its startup parameters, see src/database-limits.ts; the
+ * client's read bound always).
  */
-function postgresStore(config: RateLimitConfig, databaseUrl: string, warn: ReturnType<typeof throttledWarn>): Store {
+function postgresStore(config: RateLimitConfig, databaseUrl: string, sessionSettings: SessionSettings, warn: ReturnType<typeof throttledWarn>): Store {
   // Bounds what the sign-in counters may wait (three in a row); request quotas give up after storeTimeoutMs.
   const timeout = Math.max(config.storeTimeoutMs * 2, 1000);
   const pool = new Pool({
@@ -88,11 +103,11 @@ function postgresStore(config: RateLimitConfig, databaseUrl: string, warn: Retur
     // Idle connections alone do not keep the process running (a process that exits without stop()).
     allowExitOnIdle: true,
     connectionTimeoutMillis: timeout,
-    statement_timeout: timeout,
     query_timeout: timeout + 250,
-    lock_timeout: timeout,
+    ...(sessionSettings === 'startup' ? { statement_timeout: timeout, lock_timeout: timeout } : {}),
     application_name: 'tender-bff rate limits',
   });
+  const storeClient = sessionSettings === 'startup' ? pool : unnamed(pool);
   // A connection dropped while idle (database restarted) is reported here; without a listener it would crash the process.
   pool.on('error', (err) => warn({ err }, 'rate limit store connection lost'));
   const cleanup = setInterval(() => {
@@ -103,7 +118,7 @@ function postgresStore(config: RateLimitConfig, databaseUrl: string, warn: Retur
     // One connection made now rather than by the first burst of requests; and a missing table said at start.
     ready: pool.query(`select 1 from "${TABLE}" limit 1`).then(() => undefined, (err) => warn({ err }, 'rate limit store not usable at start')),
     // tableCreated: the migration made the table; the library's own timer cleanup cannot be stopped, ours can.
-    create: (opts) => new RateLimiterPostgres({ ...opts, storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false }),
+    create: (opts) => new RateLimiterPostgres({ ...opts, storeClient, storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false }),
     stop: async () => {
       clearInterval(cleanup);
       await pool.end();
@@ -147,9 +162,9 @@ async function redisStore(config: RateLimitConfig, log: Logger, warn: ReturnType
  * process's memory with the same quotas: a store outage refuses no request and delays one by at most that
  * timeout, and each instance still enforces the limits on its own.
  */
-export async function createRateLimiters(config: RateLimitConfig, databaseUrl: string, log: Logger): Promise<RateLimiters> {
+export async function createRateLimiters(config: RateLimitConfig, databaseUrl: string, log: Logger, sessionSettings: SessionSettings = 'startup'): Promise<RateLimiters> {
   const warn = throttledWarn(log, 30_000);
-  const store: Store = config.store === 'postgres' ? postgresStore(config, databaseUrl, warn)
+  const store: Store = config.store === 'postgres' ? postgresStore(config, databaseUrl, sessionSettings, warn)
     : config.store === 'redis' ? await redisStore(config, log, warn)
       : { create: null, stop: async () => undefined };
   await store.ready;

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     const created = await loadDemoData(db.orm.em.fork());
     log.info(created ? 'demo data loaded' : 'demo data already present');
   }
-  const app = await createApp({ config, orm: db.orm, log });
+  const app = await createApp({ config, orm: db.orm, log, database: db });
   const running = await listen(app, config.host, config.port);
 
   let stopping = false;

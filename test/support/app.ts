@@ -4,7 +4,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
 import { createApp, listen, type App, type RunningServer } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
-import { endBusySessions } from '../../src/database';
+import { endBusySessions, findSessionSettings } from '../../src/database';
 import { createLogger } from '../../src/logger';
 import { shutDown } from '../../src/shutdown';
 import { createDatabaseFrom, dropDatabase } from './databases';
@@ -32,7 +32,8 @@ export class QueryCounter {
   constructor(orm: MikroORM) {
     const knex = orm.em.getKnex();
     knex.on('query', (q: { sql: string }) => {
-      this.inFlight++;
+      // knex announces a transaction's BEGIN, COMMIT and ROLLBACK but never their answers: not in flight.
+      if (!/^(BEGIN|COMMIT|ROLLBACK)\b/i.test(q.sql)) this.inFlight++;
       this.sent++;
       if (!this.active) return;
       this.count++;
@@ -121,9 +122,12 @@ export async function startTestApp(env: Record<string, string> = {}, beforeListe
  */
 export async function startAppOn(databaseUrl: string, env: Record<string, string> = {}, beforeListen?: (app: App) => void, logTo?: { write(line: string): void }): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...UNLIMITED_IN_TESTS, ...env });
-  const orm = await MikroORM.init(ormConfig(databaseUrl, {}, config.database));
+  // As openDatabase finds them (src/database.ts), without the migrations: the run's template has them.
+  const directUrl = config.databaseDirectUrl ?? databaseUrl;
   const log = createLogger(config, logTo);
-  const app = await createApp({ config, orm, log });
+  const sessionSettings = await findSessionSettings(databaseUrl, config.database, log);
+  const orm = await MikroORM.init(ormConfig(databaseUrl, {}, config.database, sessionSettings));
+  const app = await createApp({ config, orm, log, database: { url: databaseUrl, directUrl, sessionSettings } });
   beforeListen?.(app);
   const server = await listen(app, '127.0.0.1', 0);
   // Tokens are bound to the issuer; point it at the address this instance really listens on.
@@ -143,7 +147,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
     close: async () => {
       await shutDown({
         lifecycle: app.lifecycle, running: server, log, graceMs: 0, timeoutMs: 2000,
-        endDatabaseWork: () => endBusySessions(databaseUrl),
+        endDatabaseWork: () => endBusySessions(directUrl),
         release: async () => {
           await app.stop();
           await orm.close(true);

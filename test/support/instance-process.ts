@@ -5,6 +5,8 @@ import { freePort } from './ports';
 export interface InstanceProcess {
   url: string;
   proc: ChildProcess;
+  /** What it printed so far (JSON log lines and the start banner). */
+  output(): string;
   /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
 }
@@ -24,9 +26,11 @@ export async function startInstanceProcess(databaseUrl: string, publicUrl: strin
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
+  const keep = (chunk: Buffer) => void output.push(chunk.toString());
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
   await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
+    const onData = () => {
       if (/"msg":"listening"/.test(output.join(''))) resolve();
     };
     proc.stdout!.on('data', onData);
@@ -36,6 +40,7 @@ export async function startInstanceProcess(databaseUrl: string, publicUrl: strin
   return {
     url: `http://127.0.0.1:${port}`,
     proc,
+    output: () => output.join(''),
     async stop() {
       if (proc.exitCode !== null) return;
       const exited = new Promise((resolve) => proc.once('exit', resolve));

@@ -1,0 +1,83 @@
+import { ChangeListener } from '../src/events/change-listener';
+import { createLogger } from '../src/logger';
+import { freshDatabase } from './support/app';
+import { queryRows } from './support/databases';
+import { eventually } from './support/subscriptions';
+
+/**
+ * The change listener proves that it hears (issue 21, docs/subscriptions.md "Listener"): it notifies itself through
+ * the request path and counts as hearing only while those notifications come back. Here the heartbeats are lost on
+ * purpose (sent to another channel), as a LISTEN through a transaction pooler loses them, then delivered again.
+ */
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let listener: ChangeListener;
+let lose = true;
+const hearing: boolean[] = [];
+const listening: boolean[] = [];
+let resumed = 0;
+let missed = 0;
+const lines: Array<Record<string, unknown>> = [];
+
+beforeAll(async () => {
+  db = await freshDatabase('heartbeat');
+  listener = new ChangeListener({
+    url: db.url,
+    connectTimeoutMs: 1000,
+    log: createLogger({ logLevel: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
+    heartbeat: {
+      intervalMs: 100,
+      timeoutMs: 150,
+      notify: async (channel, payload) => {
+        await queryRows(db.url, 'select pg_notify($1, $2)', [lose ? 'tender_heartbeat_nobody' : channel, payload]);
+      },
+    },
+    onEvent: () => undefined,
+    onResumed: () => void resumed++,
+    onStatus: (value) => void listening.push(value),
+    onHearing: (value) => void hearing.push(value),
+    onHeartbeatMissed: () => void missed++,
+  });
+});
+afterAll(async () => {
+  await listener?.stop();
+  await db?.drop();
+});
+
+describe('ChangeListener heartbeat', () => {
+  it('does not count a LISTEN as hearing until its own heartbeat comes back', async () => {
+    await listener.start();
+    // It held its LISTEN (then gave that connection up: see below), yet never heard.
+    expect(listening[0]).toBe(true);
+    expect(listener.hearing).toBe(false);
+    expect(missed).toBeGreaterThanOrEqual(1);
+    expect(hearing).toEqual([]);
+    // A heartbeat that did not come back drops the connection for a new one, and says why.
+    expect(lines.some((l) => /a heartbeat did not come back/.test(String(l.msg)))).toBe(true);
+  });
+
+  it('hears once its heartbeats come back; the first time is not a resumption', async () => {
+    lose = false;
+    expect(await listener.ensureHearing(2000)).toBe(true);
+    expect(hearing).toEqual([true]);
+    expect(resumed).toBe(0);
+  });
+
+  it('becomes deaf when they stop coming back, and resumes (subscribers resync) when they do again', async () => {
+    lose = true;
+    await eventually(async () => !listener.hearing, 'deaf');
+    expect(hearing).toEqual([true, false]);
+    expect(await listener.ensureHearing(100)).toBe(false);
+    lose = false;
+    await eventually(async () => listener.hearing, 'hearing again');
+    expect(hearing).toEqual([true, false, true]);
+    expect(resumed).toBe(1);
+    expect(lines.filter((l) => /^change events: listening again/.test(String(l.msg)))).toHaveLength(1);
+  });
+
+  it('answers a readiness question at once while it hears', async () => {
+    const started = Date.now();
+    expect(await listener.ensureHearing(5000)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(50);
+  });
+});

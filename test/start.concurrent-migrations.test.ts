@@ -1,0 +1,67 @@
+import { MIGRATIONS } from '../src/migrations';
+import { freshDatabase } from './support/app';
+import { adminQuery, dropDatabase, queryRows } from './support/databases';
+import { request } from './support/http';
+import { startInstanceProcess, type InstanceProcess } from './support/instance-process';
+import { withDatabase } from '../src/database';
+
+/**
+ * A scale-up or a rolling deploy with a pending migration (issue 21): several instances of the service, each a
+ * process of its own, started at the same moment on one empty database.
+ */
+
+const serverUrl = process.env.TEST_SERVER_URL!;
+const created: string[] = [];
+
+async function emptyDatabase(label: string): Promise<string> {
+  const name = `${process.env.TEST_RUN_PREFIX}${label}`;
+  await adminQuery(serverUrl, `create database "${name}"`);
+  created.push(name);
+  return withDatabase(serverUrl, name);
+}
+
+afterAll(async () => {
+  for (const name of created) await dropDatabase(serverUrl, name);
+});
+
+const logLines = (instance: InstanceProcess): Array<Record<string, unknown>> => instance.output().split('\n')
+  .filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+
+describe('instances started together on an empty database', () => {
+  it('all three become ready, and the migrations ran once, by one of them', async () => {
+    const url = await emptyDatabase('three_at_once');
+    const instances = await Promise.all([1, 2, 3].map(() => startInstanceProcess(url, 'http://127.0.0.1:1')));
+    try {
+      for (const instance of instances) expect((await request(instance.url, 'GET', '/readyz')).status).toBe(200);
+      const rows = await queryRows<{ name: string }>(url, 'select name from mikro_orm_migrations order by id');
+      expect(rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
+      const outcomes = instances.map((i) => logLines(i).find((l) => /^migrations( applied|: schema up to date)/.test(String(l.msg)))!);
+      expect(outcomes.map((o) => o.applied).sort()).toEqual([0, 0, MIGRATIONS.length]);
+    } finally {
+      await Promise.all(instances.map((i) => i.stop()));
+    }
+  }, 120000);
+});
+
+describe('DATABASE_MIGRATE_ON_START=false (migrations as a release step)', () => {
+  it('refuses to start while a migration is pending, with one line saying what to run', async () => {
+    const url = await emptyDatabase('release_step');
+    const start = startInstanceProcess(url, 'http://127.0.0.1:1', { DATABASE_MIGRATE_ON_START: 'false' });
+    const err: Error = await start.then(async (i) => { await i.stop(); return new Error('it started'); }, (e: Error) => e);
+    expect(err.message).toMatch(/^the instance exited \(1\) before listening/);
+    expect(err.message).toContain(`Tender BFF failed to start: the schema of 127.0.0.1:${new URL(url).port}/${new URL(url).pathname.slice(1)} is behind this build (${MIGRATIONS.length} pending migrations, first ${MIGRATIONS[0].name}): run \`npm run db:migrate\` first`);
+    // Nothing was created: no DDL without the migrations.
+    expect(await queryRows(url, `select 1 from pg_tables where schemaname = 'public'`)).toEqual([]);
+  }, 60000);
+
+  it('starts on a database whose migrations are applied', async () => {
+    const db = await freshDatabase('release_step_done');
+    const instance = await startInstanceProcess(db.url, 'http://127.0.0.1:1', { DATABASE_MIGRATE_ON_START: 'false' });
+    try {
+      expect((await request(instance.url, 'GET', '/readyz')).status).toBe(200);
+    } finally {
+      await instance.stop();
+      await db.drop();
+    }
+  }, 60000);
+});
