@@ -86,6 +86,23 @@ describe('configuration', () => {
     expect(c.readinessTimeoutMs).toBe(200);
   });
 
+  it('scale out: LISTEN and migrations on DATABASE_URL unless DATABASE_DIRECT_URL names another, migrations at start, a heartbeat every 5 s heard within 2 s', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://app@pgbouncer:6432/tender' });
+    expect([c.databaseUrl, c.databaseDirectUrl, c.migrateOnStart]).toEqual(['postgres://app@pgbouncer:6432/tender', null, true]);
+    expect(c.listener).toEqual({ heartbeatIntervalMs: 5000, heartbeatTimeoutMs: 2000 });
+    const d = loadConfig({
+      DATABASE_URL: 'postgres://app@pgbouncer:6432/tender', DATABASE_DIRECT_URL: 'postgres://app@db:5432/tender', DATABASE_MIGRATE_ON_START: 'false',
+      LISTENER_HEARTBEAT_INTERVAL_MS: '1000', LISTENER_HEARTBEAT_TIMEOUT_MS: '300',
+    });
+    expect([d.databaseDirectUrl, d.migrateOnStart, d.listener]).toEqual(['postgres://app@db:5432/tender', false, { heartbeatIntervalMs: 1000, heartbeatTimeoutMs: 300 }]);
+  });
+
+  it('refuses DATABASE_DIRECT_URL without DATABASE_URL (the embedded database is reached directly), and a URL that is not PostgreSQL\'s', () => {
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgres://app@db:5432/tender' })).toThrow('DATABASE_DIRECT_URL needs DATABASE_URL');
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/t', DATABASE_DIRECT_URL: 'http://db/t' })).toThrow('DATABASE_DIRECT_URL must be a postgres: or postgresql: URL');
+    expect(() => loadConfig({ LISTENER_HEARTBEAT_INTERVAL_MS: '0' })).toThrow('LISTENER_HEARTBEAT_INTERVAL_MS must be a whole number from 50 to 600000');
+  });
+
   it('refuses a lock timeout longer than the statement timeout, which could never fire', () => {
     expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '1000', DATABASE_LOCK_TIMEOUT_MS: '2000' }))
       .toThrow('DATABASE_LOCK_TIMEOUT_MS (2000) must not be greater than DATABASE_STATEMENT_TIMEOUT_MS (1000)');

@@ -1,5 +1,6 @@
 import { MIGRATIONS } from '../src/migrations';
-import { freshDatabase } from './support/app';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { adminQuery, dropDatabase, queryRows } from './support/databases';
 import { request } from './support/http';
 import { startInstanceProcess, type InstanceProcess } from './support/instance-process';
@@ -44,8 +45,12 @@ describe('instances started together on an empty database', () => {
 });
 
 describe('DATABASE_MIGRATE_ON_START=false (migrations as a release step)', () => {
+  let url: string;
+  beforeAll(async () => {
+    url = await emptyDatabase('release_step');
+  });
+
   it('refuses to start while a migration is pending, with one line saying what to run', async () => {
-    const url = await emptyDatabase('release_step');
     const start = startInstanceProcess(url, 'http://127.0.0.1:1', { DATABASE_MIGRATE_ON_START: 'false' });
     const err: Error = await start.then(async (i) => { await i.stop(); return new Error('it started'); }, (e: Error) => e);
     expect(err.message).toMatch(/^the instance exited \(1\) before listening/);
@@ -54,14 +59,18 @@ describe('DATABASE_MIGRATE_ON_START=false (migrations as a release step)', () =>
     expect(await queryRows(url, `select 1 from pg_tables where schemaname = 'public'`)).toEqual([]);
   }, 60000);
 
-  it('starts on a database whose migrations are applied', async () => {
-    const db = await freshDatabase('release_step_done');
-    const instance = await startInstanceProcess(db.url, 'http://127.0.0.1:1', { DATABASE_MIGRATE_ON_START: 'false' });
+  it('starts once the release step (npm run db:migrate, the same lock) applied them', async () => {
+    const cli = spawnSync(process.execPath, ['-r', path.join(__dirname, 'support/swc-register.js'), path.join(__dirname, '../src/cli/db.ts'), 'migrate'], {
+      env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: url, DATABASE_MIGRATE_ON_START: 'false' },
+      encoding: 'utf8',
+    });
+    expect(cli.status).toBe(0);
+    expect(cli.stdout).toContain(`"applied":${MIGRATIONS.length}`);
+    const instance = await startInstanceProcess(url, 'http://127.0.0.1:1', { DATABASE_MIGRATE_ON_START: 'false' });
     try {
       expect((await request(instance.url, 'GET', '/readyz')).status).toBe(200);
     } finally {
       await instance.stop();
-      await db.drop();
     }
   }, 60000);
 });

@@ -18,11 +18,13 @@ async function main(command: string | undefined): Promise<void> {
   if (!command || !COMMANDS.includes(command)) throw new Error(`usage: db.js ${COMMANDS.join(' | ')}`);
   readEnvFile();
   const config = loadConfig();
+  // The release step itself: whatever the instances are told (DATABASE_MIGRATE_ON_START), this one applies them.
+  if (command === 'migrate') config.migrateOnStart = true;
   const log = createLogger(config);
   const db = await openDatabase(config, log);
   try {
     if (command === 'migrate') {
-      log.info('migrations applied');
+      // openDatabase applied them, under the lock the starting instances take too, and logged which.
     } else if (command === 'seed') {
       const created = await loadDemoData(db.orm.em.fork());
       log.info({ created }, created ? 'demo data loaded' : 'demo data already present');
