@@ -117,17 +117,33 @@ export async function startTestApp(env: Record<string, string> = {}, beforeListe
 }
 
 /**
+ * Under `npm run test:pgbouncer` (TEST_POOLER_PORT, test/support/global-setup.ts), an app on the run's server goes
+ * through the run's PgBouncer, its direct connection to the server itself; apps on a cluster of a test's own, or
+ * given their routes by the test, are left as they are.
+ */
+function throughRunPooler(databaseUrl: string, env: Record<string, string>): Record<string, string> {
+  const port = process.env.TEST_POOLER_PORT;
+  if (!port || env.DATABASE_URL || env.DATABASE_DIRECT_URL) return {};
+  const server = new URL(process.env.TEST_SERVER_URL!);
+  const target = new URL(databaseUrl);
+  if (target.host !== server.host) return {};
+  return { DATABASE_URL: `postgres://tender@127.0.0.1:${port}${target.pathname}`, DATABASE_DIRECT_URL: databaseUrl };
+}
+
+/**
  * Starts the whole service on an ephemeral port over a given database, with the configuration `env` gives
  * (the request pool gets its bounded waits from it, as in `npm start`).
  */
 export async function startAppOn(databaseUrl: string, env: Record<string, string> = {}, beforeListen?: (app: App) => void, logTo?: { write(line: string): void }): Promise<TestApp> {
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...UNLIMITED_IN_TESTS, ...env });
+  const routed = throughRunPooler(databaseUrl, env);
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...UNLIMITED_IN_TESTS, ...env, ...routed });
+  const url = config.databaseUrl!;
   // As openDatabase finds them (src/database.ts), without the migrations: the run's template has them.
-  const directUrl = config.databaseDirectUrl ?? databaseUrl;
+  const directUrl = config.databaseDirectUrl ?? url;
   const log = createLogger(config, logTo);
-  const sessionSettings = await findSessionSettings(databaseUrl, config.database, log);
-  const orm = await MikroORM.init(ormConfig(databaseUrl, {}, config.database, sessionSettings));
-  const app = await createApp({ config, orm, log, database: { url: databaseUrl, directUrl, sessionSettings } });
+  const sessionSettings = await findSessionSettings(url, config.database, log);
+  const orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings));
+  const app = await createApp({ config, orm, log, database: { url, directUrl, sessionSettings } });
   beforeListen?.(app);
   const server = await listen(app, '127.0.0.1', 0);
   // Tokens are bound to the issuer; point it at the address this instance really listens on.
@@ -137,7 +153,8 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
   }
   return {
     url: server.url,
-    databaseUrl,
+    // What a test's own SQL uses: the database itself, not the pooler.
+    databaseUrl: directUrl,
     config,
     orm,
     app,

@@ -5,6 +5,7 @@ import { ormConfig } from '../../mikro-orm.config';
 import { startEmbeddedCluster, withDatabase } from '../../src/database';
 import { loadDemoData } from '../../src/seed/demo-data';
 import { RUN_DB_PREFIX, adminQuery, sweepOldRunDatabases } from './databases';
+import { startPgBouncer } from './pgbouncer';
 import { freePort } from './ports';
 
 /**
@@ -38,4 +39,11 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_SERVER_URL = serverUrl;
   process.env.TEST_RUN_PREFIX = runPrefix;
   process.env.TEST_TEMPLATE_DB = template;
+  // `npm run test:pgbouncer`: every app of the run on this server goes through a PgBouncer in transaction mode
+  // (test/support/app.ts), its LISTEN and shutdown straight to the server.
+  if (process.env.TEST_POOLER === 'pgbouncer') {
+    const pooler = await startPgBouncer(serverUrl, { default_pool_size: '10', max_client_conn: '2000' });
+    (globalThis as Record<string, unknown>).__TEST_POOLER__ = pooler;
+    process.env.TEST_POOLER_PORT = String(pooler.port);
+  }
 }
