@@ -108,7 +108,11 @@ export class ChangeListener {
   async ensureHearing(timeoutMs: number): Promise<boolean> {
     if (this.hearingNow || this.stopped) return this.hearingNow;
     let timer: NodeJS.Timeout | undefined;
-    const heard = new Promise<void>((resolve) => this.waiters.push(resolve));
+    let wake!: () => void;
+    const heard = new Promise<void>((resolve) => {
+      wake = resolve;
+      this.waiters.push(resolve);
+    });
     const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
     if (!this.client) {
       if (this.retryTimer) {
@@ -121,6 +125,8 @@ export class ChangeListener {
     }
     await Promise.race([heard, bound]);
     clearTimeout(timer);
+    // A check that gave up leaves nothing behind: /readyz may be asked often while the instance is deaf.
+    this.waiters = this.waiters.filter((w) => w !== wake);
     return this.hearingNow;
   }
 
