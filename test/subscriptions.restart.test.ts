@@ -4,6 +4,7 @@ import { tokenFor } from './support/auth';
 import { queryRows } from './support/databases';
 import { request } from './support/http';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
+import { answerFirstDocumentWithSql } from './support/tender-builder';
 import { eventually, subscribe, wsClient, type TestWsClient } from './support/subscriptions';
 
 // The change listener across database faults (issue 12): a database of this file's own, killed and restarted
@@ -36,17 +37,6 @@ afterAll(async () => {
 const listening = async () => (await t.app.metrics.changeListenerListening.get()).values[0]?.value === 1;
 const logged = (msg: RegExp) => logLines.filter((l) => msg.test(String(l.msg)));
 
-/** A version row written by another client, as the contractor portal does. */
-async function answerWithSql(): Promise<string> {
-  const [row] = await queryRows<{ document_id: string }>(dbUrl, `insert into document_version
-    (id, created_at, updated_at, document_id, version, status, sub_total, discount, is_mandate, has_dpgf, sent_at)
-    select gen_random_uuid(), now(), now(), d.id, coalesce((select max(version) from document_version v where v.document_id = d.id), 0) + 1,
-      'ANSWERED', 500, 0, false, true, now()
-    from document d join template t on t.id = d.template_id where t.project_id = $1 order by d.id limit 1
-    returning document_id`, [PRJ]);
-  return row.document_id;
-}
-
 describe('the change listener', () => {
   it('survives a database restart: says so in the log and /readyz while down, resyncs subscribers, then events flow again', async () => {
     ws = wsClient(t.url, token);
@@ -69,7 +59,7 @@ describe('the change listener', () => {
     const resync = await sub.next();
     expect(resync.data).toEqual({ projectChanged: { projectId: PRJ, changes: ['RESYNC'], documentIds: [], project: { statistics: { answered: expect.any(Number) } } } });
 
-    const documentId = await answerWithSql();
+    const documentId = await answerFirstDocumentWithSql(dbUrl, PRJ, 500);
     const update = await sub.next();
     expect(update.data!.projectChanged).toMatchObject({ changes: ['VERSION'], documentIds: [documentId] });
     expect(update.data!.projectChanged.project.statistics.answered).toBeGreaterThanOrEqual(resync.data!.projectChanged.project.statistics.answered);

@@ -8,6 +8,7 @@ import { startInstanceProcess } from './support/instance-process';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
 import { pgbouncerMissing, startPgBouncer, type PgBouncer } from './support/pgbouncer';
 import { eventually, subscribe, wsClient, type TestWsClient } from './support/subscriptions';
+import { answerFirstDocumentWithSql } from './support/tender-builder';
 import { withDatabase } from '../src/database';
 
 /**
@@ -94,14 +95,9 @@ describeBehindPgBouncer('the service behind PgBouncer', () => {
       const sub = subscribe<{ projectChanged: { projectId: string; changes: string[]; documentIds: string[] } }>(c.client,
         `subscription($ids: [ID!]) { projectChanged(projectIds: $ids) { projectId changes documentIds } }`, { ids: [PRJ] });
       await eventually(async () => (await t.app.metrics.subscriptionsActive.get()).values.some((v) => v.value === 1), 'subscribed');
-      const [row] = await queryRows<{ document_id: string }>(direct, `insert into document_version
-        (id, created_at, updated_at, document_id, version, status, sub_total, discount, is_mandate, has_dpgf, sent_at)
-        select gen_random_uuid(), now(), now(), d.id, coalesce((select max(version) from document_version v where v.document_id = d.id), 0) + 1,
-          'ANSWERED', 700, 0, false, true, now()
-        from document d join template t on t.id = d.template_id where t.project_id = $1 order by d.id limit 1
-        returning document_id`, [PRJ]);
+      const documentId = await answerFirstDocumentWithSql(direct, PRJ, 700);
       const update = await sub.next();
-      expect(update.data!.projectChanged).toEqual({ projectId: PRJ, changes: ['VERSION'], documentIds: [row.document_id] });
+      expect(update.data!.projectChanged).toEqual({ projectId: PRJ, changes: ['VERSION'], documentIds: [documentId] });
     });
 
     it('counts every request in the rate-limit store, none in memory', async () => {

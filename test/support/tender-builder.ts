@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Contractor, Document, DocumentVersion, ProjectTrade, Template, VersionStatus, type Intention } from '../../src/entities';
 import { DEMO_IDS } from '../../src/seed/demo-data';
 import type { TestApp } from './app';
+import { queryRows } from './databases';
 import { request } from './http';
 
 /**
@@ -105,4 +106,18 @@ export async function fillProject(t: TestApp, projectId: string, templates: Main
   for (const [tpl, key] of selections) tpl.selectedConsultation = byKey.get(key)!;
   await em.flush();
   return ids;
+}
+
+/**
+ * What the contractor portal does, as another client of the database: a new ANSWERED version of the project's first
+ * document (by id), in plain SQL through `databaseUrl`. Resolves to that document's id.
+ */
+export async function answerFirstDocumentWithSql(databaseUrl: string, projectId: string, subTotal: number): Promise<string> {
+  const [row] = await queryRows<{ document_id: string }>(databaseUrl, `insert into document_version
+    (id, created_at, updated_at, document_id, version, status, sub_total, discount, is_mandate, has_dpgf, sent_at)
+    select gen_random_uuid(), now(), now(), d.id, coalesce((select max(version) from document_version v where v.document_id = d.id), 0) + 1,
+      'ANSWERED', $2, 0, false, true, now()
+    from document d join template t on t.id = d.template_id where t.project_id = $1 order by d.id limit 1
+    returning document_id`, [projectId, subTotal]);
+  return row.document_id;
 }
