@@ -3,7 +3,7 @@ import Koa from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import { probePool, type DatabaseRoutes } from './database';
+import { acceptsLogin, probePool, type DatabaseRoutes } from './database';
 import { compression, conditionalGet, entityTags, serializeJsonOnce } from './http/caching';
 import { answerClientErrors } from './http/client-error';
 import { corsMiddleware } from './http/cors.middleware';
@@ -91,6 +91,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Changes by anyone, from the database's notifications, to this instance's subscribers (docs/subscriptions.md).
   const feed = new ChangeFeed(orm, config, log, metrics);
   const probes = probePool(database.url, config.readinessTimeoutMs);
+  // Behind a transaction pooler, readiness's select 1 goes straight to PostgreSQL (src/http/readiness.ts).
+  const pooled = database.sessionSettings === 'transaction' && database.directUrl !== database.url;
+  const directProbes = pooled ? probePool(database.directUrl, config.readinessTimeoutMs, 1) : null;
+  const databaseAnswers = directProbes
+    ? () => Promise.all([directProbes.query('select 1'), acceptsLogin(database.url, config.readinessTimeoutMs)])
+    : () => probes.query('select 1');
   const listener = new ChangeListener({
     url: database.directUrl,
     connectTimeoutMs: config.database.connectTimeoutMs,
@@ -113,7 +119,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     },
     onHeartbeatMissed: () => metrics.changeListenerHeartbeatsMissed.inc(),
   });
-  const readiness = new Readiness(probes, config.readinessTimeoutMs, lifecycle, listener);
+  const readiness = new Readiness(databaseAnswers, config.readinessTimeoutMs, lifecycle, listener);
   koa.use(healthRoutes(readiness).routes());
   koa.use(metricsRoutes(metrics, config).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
@@ -143,6 +149,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await feed.stop();
       await listener.stop();
       await probes.end();
+      await directProbes?.end();
       await limiters.stop();
     },
   };

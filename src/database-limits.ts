@@ -107,6 +107,19 @@ export function serverSettings(limits: DatabaseLimits): Record<string, string> {
   };
 }
 
+/**
+ * The settings as node-postgres sends them in the startup packet: the request pool's connection options, and what
+ * the start's probe offers (src/database.ts), so that the probe tries exactly what the pool will send.
+ */
+export function startupParameters(limits: DatabaseLimits): Record<string, unknown> {
+  return {
+    statement_timeout: limits.statementTimeoutMs,
+    lock_timeout: limits.lockTimeoutMs,
+    idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+    options: NO_JIT,
+  };
+}
+
 /** `SET LOCAL` statements of the settings, sent after every BEGIN through a transaction pooler. */
 export function transactionSettings(settings: Record<string, string>): string {
   return Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${/^\d+$/.test(value) ? value : `'${value}'`}`).join('; ');
@@ -118,13 +131,14 @@ export function transactionSettings(settings: Record<string, string>): string {
  */
 export function poolOptions(limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup'): { pool: PoolConfig; connection: Record<string, unknown> } {
   if (!limits) {
+    // No startup parameter: migrations and maintenance may reach the database through a pooler (their own
+    // settings, src/database.ts, are SET LOCAL).
     return {
       pool: { min: 0, max: 10, acquireTimeoutMillis: 5000, validate: reusableConnection } as PoolConfig,
-      connection: { connectionTimeoutMillis: 3000, options: NO_JIT },
+      connection: { connectionTimeoutMillis: 3000 },
     };
   }
-  const settings = serverSettings(limits);
-  const atBegin = sessionSettings === 'transaction' ? transactionSettings(settings) : null;
+  const atBegin = sessionSettings === 'transaction' ? transactionSettings(serverSettings(limits)) : null;
   return {
     pool: {
       min: 0,
@@ -141,12 +155,7 @@ export function poolOptions(limits?: DatabaseLimits, sessionSettings: SessionSet
       connectionTimeoutMillis: limits.connectTimeoutMs,
       query_timeout: limits.statementTimeoutMs + CLIENT_GRACE_MS,
       // In the startup packet: every pooled connection has them from its first statement on.
-      ...(sessionSettings === 'startup' ? {
-        statement_timeout: limits.statementTimeoutMs,
-        lock_timeout: limits.lockTimeoutMs,
-        idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
-        options: NO_JIT,
-      } : {}),
+      ...(sessionSettings === 'startup' ? startupParameters(limits) : {}),
     },
   };
 }

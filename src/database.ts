@@ -5,7 +5,7 @@ import { Client, Pool } from 'pg';
 import type { Logger } from 'pino';
 import { SESSION_NAME, ormConfig } from '../mikro-orm.config';
 import type { Config, DatabaseLimits } from './config';
-import { serverSettings, type SessionSettings } from './database-limits';
+import { serverSettings, startupParameters, type SessionSettings } from './database-limits';
 import { isDatabaseUnavailable } from './errors';
 import { MIGRATIONS } from './migrations';
 
@@ -164,10 +164,10 @@ export interface DatabaseRoutes {
  * never queued behind requests waiting for the request pool. No startup parameters (a pooler may refuse them):
  * the client's bound is the one that matters for a probe.
  */
-export function probePool(url: string, timeoutMs: number): Pool {
+export function probePool(url: string, timeoutMs: number, max = 2): Pool {
   const pool = new Pool({
     connectionString: url,
-    max: 2,
+    max,
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs,
     idleTimeoutMillis: 60000,
@@ -177,6 +177,20 @@ export function probePool(url: string, timeoutMs: number): Pool {
   // A connection dropped while idle (database restarted) is discarded by the pool; nothing to do here.
   pool.on('error', () => undefined);
   return pool;
+}
+
+/**
+ * Whether `url` accepts a login within `timeoutMs` (a connection opened and closed, no statement): what readiness
+ * asks of a transaction pooler, which logs a client in without taking one of its shared server connections.
+ */
+export async function acceptsLogin(url: string, timeoutMs: number): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, application_name: 'tender-bff probes' });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 export interface Database extends DatabaseRoutes {
@@ -234,9 +248,10 @@ export async function waitForDatabase(url: string, limits: Pick<DatabaseLimits, 
 
 /**
  * Where the request pool's server settings can go on `url` (src/database-limits.ts): a connection that takes
- * them in its startup packet and keeps them is PostgreSQL's own session; a pooler refuses them (PgBouncer:
- * "unsupported startup parameter") or drops them (`ignore_startup_parameters`), and then they go after each
- * BEGIN. Read back rather than assumed: whatever sits in front of the database, the bounds hold.
+ * them in its startup packet and applies them from there (`pg_settings.source` = `client`) is PostgreSQL's own
+ * session; a pooler refuses them (PgBouncer: "unsupported startup parameter") or drops them
+ * (`ignore_startup_parameters`), and then they go after each BEGIN. Offered exactly as the pool will send them, and
+ * read back rather than assumed: whatever sits in front of the database, the bounds hold.
  */
 export async function probeSessionSettings(url: string, limits: DatabaseLimits): Promise<SessionSettings> {
   const wanted = serverSettings(limits);
@@ -244,7 +259,7 @@ export async function probeSessionSettings(url: string, limits: DatabaseLimits):
     connectionString: url,
     connectionTimeoutMillis: limits.connectTimeoutMs,
     query_timeout: limits.connectTimeoutMs,
-    options: Object.entries(wanted).map(([name, value]) => `-c ${name}=${value}`).join(' '),
+    ...startupParameters(limits),
   });
   client.on('error', () => undefined);
   try {
@@ -254,9 +269,11 @@ export async function probeSessionSettings(url: string, limits: DatabaseLimits):
     throw err;
   }
   try {
-    const { rows } = await client.query<{ name: string; setting: string }>('select name, setting from pg_settings where name = any($1)', [Object.keys(wanted)]);
-    const applied = new Map(rows.map((r) => [r.name, r.setting]));
-    return Object.entries(wanted).every(([name, value]) => applied.get(name) === value) ? 'startup' : 'transaction';
+    const { rows } = await client.query<{ name: string; setting: string; source: string }>(
+      'select name, setting, source from pg_settings where name = any($1)', [Object.keys(wanted)]);
+    const applied = new Map(rows.map((r) => [r.name, r]));
+    return Object.entries(wanted).every(([name, value]) => applied.get(name)?.setting === value && applied.get(name)?.source === 'client')
+      ? 'startup' : 'transaction';
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -301,13 +318,13 @@ export async function findSessionSettings(url: string, limits: DatabaseLimits, l
 }
 
 /** First key of the migrations' advisory lock (PostgreSQL's two-key form; project locks use another space). */
-const MIGRATION_LOCK = 0x4d49_4752;
+export const MIGRATION_LOCK = 0x4d49_4752;
 
 /**
  * Migrations are applied with none of the request pool's bounds (a migration may rightly run long), whatever
- * defaults the role or database has: SET LOCAL, so that it holds through a pooler as well.
+ * defaults the role or database has, and without JIT: SET LOCAL, so that it holds through any pooler as well.
  */
-const UNBOUNDED = 'SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0';
+const UNBOUNDED = "SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0; SET LOCAL jit = 'off'";
 
 /** Migrations of this build not recorded in the database's `mikro_orm_migrations` (all of them when it has none). */
 export async function pendingMigrations(url: string): Promise<string[]> {
@@ -327,37 +344,28 @@ export async function pendingMigrations(url: string): Promise<string[]> {
 }
 
 /**
- * Applies pending migrations, once however many instances start together: each takes one advisory lock first
- * and holds it until its migrations are committed, so that the others wait, then find nothing to do. The lock
- * is transaction-scoped, held by a transaction left open on a connection of its own (the migrator's
- * checks and table creation run outside its transaction), so it is released with that connection whatever
- * happens, and holds through a pooler too. Resolves to the names applied.
+ * Applies pending migrations, once however many instances start together. The migrations' transaction takes one
+ * advisory lock first: the others wait for it before they look at the migrations (the migrator's table check
+ * and creation included, which run beside that transaction), then find nothing to do. The lock is
+ * transaction-scoped: it lives exactly as long as the migrations it guards, and holds through a pooler too.
+ * Resolves to the names applied.
  */
 export async function migrate(url: string, log?: Logger): Promise<string[]> {
-  const lock = new Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: `${SESSION_NAME} migrations` });
-  lock.on('error', () => undefined);
-  await lock.connect();
+  const orm = await MikroORM.init(ormConfig(url));
   try {
-    await lock.query(`BEGIN; ${UNBOUNDED}`);
-    const { rows } = await lock.query<{ locked: boolean }>('select pg_try_advisory_xact_lock($1, 0) as locked', [MIGRATION_LOCK]);
-    if (!rows[0].locked) {
-      log?.info('migrations: another instance is applying them; waiting for it');
-      await lock.query('select pg_advisory_xact_lock($1, 0)', [MIGRATION_LOCK]);
-    }
-    const orm = await MikroORM.init(ormConfig(url));
-    try {
-      const connection = orm.em.getConnection();
-      return await connection.transactional(async (trx) => {
-        await connection.execute(UNBOUNDED, [], 'run', trx);
-        const applied = await orm.getMigrator().up({ transaction: trx });
-        return applied.map((m) => m.name);
-      });
-    } finally {
-      await orm.close(true);
-    }
+    const connection = orm.em.getConnection();
+    return await connection.transactional(async (trx) => {
+      await connection.execute(UNBOUNDED, [], 'run', trx);
+      const [{ locked }] = await connection.execute<Array<{ locked: boolean }>>('select pg_try_advisory_xact_lock(?, 0) as locked', [MIGRATION_LOCK], 'all', trx);
+      if (!locked) {
+        log?.info('migrations: another instance is applying them; waiting for it');
+        await connection.execute('select pg_advisory_xact_lock(?, 0)', [MIGRATION_LOCK], 'all', trx);
+      }
+      const applied = await orm.getMigrator().up({ transaction: trx });
+      return applied.map((m) => m.name);
+    });
   } finally {
-    await lock.query('COMMIT').catch(() => undefined);
-    await lock.end().catch(() => undefined);
+    await orm.close(true);
   }
 }
 

@@ -130,12 +130,12 @@ export class ServiceUnavailableError extends RetryLaterError {
  * `busy`: it answers but a bound ran out (statement_timeout or a cancel: 57014; lock_timeout: 55P03; a
  * transaction killed by idle_in_transaction_session_timeout: 25P03; too many connections: 53300, 53400).
  * `down`: it cannot be reached or is stopping (connection exceptions 08xxx, shutdown 57P01-57P03, sockets).
- * PgBouncer reports its own failures (no server connection within query_wait_timeout, a server that cannot be
- * logged into or crashed, a client limit) as 08P01: behind a pooler that is the database being unavailable.
+ * PgBouncer reports its own failures as 08P01 too (PGBOUNCER_FAULTS); PostgreSQL's own 08P01 is a protocol error
+ * of the client (a bind of the wrong number of parameters), a bug: 500.
  */
 const BUSY_CODES = new Set(['57014', '55P03', '25P03', '53300', '53400']);
 const DOWN_CODES = new Set([
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '08P01',
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
 ]);
 /** The pool's acquire timeout (knex's KnexTimeoutError, also when MikroORM wraps it). */
@@ -149,6 +149,17 @@ const DOWN_MESSAGES = /Connection terminated|timeout expired|Query read timeout|
  */
 const TRANSACTION_ENDED = /^Transaction query already complete/;
 
+/**
+ * PgBouncer's own refusals (SQLSTATE 08P01), by what they mean for the caller: no server connection free within
+ * query_wait_timeout or too many clients (busy); a server it cannot reach, log into, or that crashed, its own bounds
+ * ending a client, a shutdown (down). Its configuration errors (no such database, unsupported startup parameter)
+ * are not here: waiting would not fix them.
+ */
+const PGBOUNCER_FAULTS: Array<[RegExp, DatabaseFault]> = [
+  [/query_wait_timeout|no more connections allowed|too many servers/, 'busy'],
+  [/server login has been failing|server conn crashed|cannot connect to server|client_login_timeout|query timeout|idle transaction timeout|server shutting down|pooler is shutting down|database .* (paused|disabled)/i, 'down'],
+];
+
 export type DatabaseFault = 'busy' | 'down';
 
 /** Whether an error means the database cannot serve now (answered 503, not 500), and why; null otherwise. */
@@ -159,6 +170,10 @@ export function databaseFault(err: unknown): DatabaseFault | null {
     if (typeof code === 'string' && BUSY_CODES.has(code)) return 'busy';
     if (typeof code === 'string' && DOWN_CODES.has(code)) return 'down';
     const msg = (e as { message?: unknown }).message;
+    if (code === '08P01' && typeof msg === 'string') {
+      const fault = PGBOUNCER_FAULTS.find(([pattern]) => pattern.test(msg));
+      if (fault) return fault[1];
+    }
     if (typeof msg === 'string' && BUSY_MESSAGES.test(msg)) return 'busy';
     if (typeof msg === 'string' && DOWN_MESSAGES.test(msg)) return 'down';
     if (typeof msg === 'string' && TRANSACTION_ENDED.test(msg) && connectionCutHere()) return 'down';

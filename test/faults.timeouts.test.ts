@@ -24,6 +24,10 @@ describe('database faults are 503 + Retry-After, mapped in one place (toAppError
     ['a connection that died', new Error('Connection terminated unexpectedly'), 'unavailable'],
     ['a connect timeout', new Error('timeout expired'), 'unavailable'],
     ['a server that stopped answering (client-side guard)', new Error('Query read timeout'), 'unavailable'],
+    ['PgBouncer: no server connection within query_wait_timeout (08P01)', pgError('08P01', 'query_wait_timeout'), 'busy'],
+    ['PgBouncer: its client limit (08P01)', pgError('08P01', 'no more connections allowed (max_client_conn)'), 'busy'],
+    ['PgBouncer: a server it cannot log into (08P01)', pgError('08P01', 'server login has been failing, try again later (server_login_retry)'), 'unavailable'],
+    ['PgBouncer: a server connection that died (08P01)', pgError('08P01', 'server conn crashed?'), 'unavailable'],
   ])('%s', (_what, err, kind) => {
     const mapped = toAppError(err);
     expect(mapped).toBeInstanceOf(ServiceUnavailableError);
@@ -34,6 +38,9 @@ describe('database faults are 503 + Retry-After, mapped in one place (toAppError
   it('leaves other database errors alone (a unique violation is not an outage)', () => {
     expect(toAppError(new UniqueConstraintViolationException(Object.assign(new Error('duplicate key'), { code: '23505' })))).toBeNull();
     expect(toAppError(new Error('select * from nowhere'))).toBeNull();
+    // PostgreSQL's own protocol violation is a bug of the client, and PgBouncer's configuration errors need an operator.
+    expect(toAppError(pgError('08P01', 'bind message supplies 1 parameters, but prepared statement "" requires 2'))).toBeNull();
+    expect(toAppError(pgError('08P01', 'no such database: tender'))).toBeNull();
   });
 });
 

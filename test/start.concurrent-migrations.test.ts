@@ -4,7 +4,8 @@ import path from 'node:path';
 import { adminQuery, dropDatabase, queryRows } from './support/databases';
 import { request } from './support/http';
 import { startInstanceProcess, type InstanceProcess } from './support/instance-process';
-import { withDatabase } from '../src/database';
+import { Client } from 'pg';
+import { MIGRATION_LOCK, withDatabase } from '../src/database';
 
 /**
  * A scale-up or a rolling deploy with a pending migration (issue 21): several instances of the service, each a
@@ -31,8 +32,22 @@ const logLines = (instance: InstanceProcess): Array<Record<string, unknown>> => 
 describe('instances started together on an empty database', () => {
   it('all three become ready, and the migrations ran once, by one of them', async () => {
     const url = await emptyDatabase('three_at_once');
-    const instances = await Promise.all([1, 2, 3].map(() => startInstanceProcess(url, 'http://127.0.0.1:1')));
+    // The test holds the migrations' lock first, so that all three are surely waiting for it together.
+    const holder = new Client({ connectionString: url });
+    await holder.connect();
+    await holder.query('select pg_advisory_lock($1, 0)', [MIGRATION_LOCK]);
+    const starting = Promise.all([1, 2, 3].map(() => startInstanceProcess(url, 'http://127.0.0.1:1')));
+    const waiting = async () => (await holder.query<{ n: number }>(
+      `select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = $1 and objid = 0 and not granted`, [MIGRATION_LOCK])).rows[0].n;
+    // Three processes compiling and starting on a loaded machine: a bound of its own, far above the few seconds it takes.
+    for (const until = Date.now() + 60_000; (await waiting()) < 3;) {
+      if (Date.now() > until) throw new Error('three instances were not waiting for the migrations\' lock within 60 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await holder.end();
+    const instances = await starting;
     try {
+      for (const instance of instances) expect(instance.output()).toContain('migrations: another instance is applying them; waiting for it');
       for (const instance of instances) expect((await request(instance.url, 'GET', '/readyz')).status).toBe(200);
       const rows = await queryRows<{ name: string }>(url, 'select name from mikro_orm_migrations order by id');
       expect(rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));

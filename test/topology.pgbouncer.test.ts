@@ -9,7 +9,8 @@ import { startOwnCluster, type OwnCluster } from './support/own-cluster';
 import { pgbouncerMissing, startPgBouncer, type PgBouncer } from './support/pgbouncer';
 import { eventually, subscribe, wsClient, type TestWsClient } from './support/subscriptions';
 import { answerFirstDocumentWithSql } from './support/tender-builder';
-import { withDatabase } from '../src/database';
+import { loadConfig } from '../src/config';
+import { probeSessionSettings, withDatabase } from '../src/database';
 
 /**
  * The service behind a PgBouncer in transaction mode (issue 21, README "Scale out"): Debian's pgbouncer, started
@@ -56,6 +57,9 @@ describeBehindPgBouncer('the service behind PgBouncer', () => {
         LOG_LEVEL: 'info',
         DATABASE_LOCK_TIMEOUT_MS: String(LOCK_BOUND_MS),
         DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_BOUND_MS),
+        // What is proven here is that counting works through the pooler, not how fast: a loaded CI machine must not
+        // send a count to the in-memory fallback.
+        RATE_LIMIT_STORE_TIMEOUT_MS: '5000',
       }, undefined, { write: (line) => void logLines.push(JSON.parse(line)) });
     }, 60000);
     afterAll(async () => {
@@ -212,6 +216,71 @@ describeBehindPgBouncer('the service behind PgBouncer', () => {
     });
   });
 
+  describe('the startup probe (probeSessionSettings)', () => {
+    const limits = loadConfig({}).database;
+    const dropping: PgBouncer[] = [];
+    beforeAll(async () => {
+      await cluster.createDatabase('probe', { seed: false });
+      // The role defaults README "Scale out" asks for, equal to the default bounds.
+      for (const setting of ['statement_timeout = 5000', 'lock_timeout = 2000', 'idle_in_transaction_session_timeout = 10000', 'jit = off']) {
+        await adminQuery(cluster.serverUrl, `alter role postgres in database probe set ${setting}`);
+      }
+    }, 60000);
+    afterAll(async () => {
+      for (const p of dropping) await p.stop();
+    });
+
+    it('finds PostgreSQL itself applying the startup parameters', async () => {
+      expect(await probeSessionSettings(withDatabase(cluster.serverUrl, 'probe'), limits)).toBe('startup');
+    });
+
+    it('finds a pooler that drops them, even where the role defaults equal the bounds (read back with their source)', async () => {
+      const all = await startPgBouncer(cluster.serverUrl, { ignore_startup_parameters: 'options,statement_timeout,lock_timeout,idle_in_transaction_session_timeout' });
+      dropping.push(all);
+      expect(await probeSessionSettings(all.url('probe'), limits)).toBe('transaction');
+      // A common setting drops `options` alone: the pool's other parameters are then refused, as the probe finds.
+      const some = await startPgBouncer(cluster.serverUrl, { ignore_startup_parameters: 'extra_float_digits,options' });
+      dropping.push(some);
+      expect(await probeSessionSettings(some.url('probe'), limits)).toBe('transaction');
+    });
+  });
+
+  describe('readiness behind the pooler', () => {
+    let small: PgBouncer;
+    let r: TestApp;
+    beforeAll(async () => {
+      const url = await cluster.createDatabase('ready', { seed: false });
+      small = await startPgBouncer(cluster.serverUrl, { default_pool_size: '2' });
+      r = await startAppOn(small.url('ready'), { DATABASE_DIRECT_URL: url, READINESS_TIMEOUT_MS: '500' });
+    }, 60000);
+    afterAll(async () => {
+      await r?.close();
+      await small?.stop();
+    });
+
+    it('stays ready while every server connection of the pooler is taken (every instance shares them)', async () => {
+      const { Client } = await import('pg');
+      const holders = [new Client({ connectionString: small.url('ready') }), new Client({ connectionString: small.url('ready') })];
+      for (const h of holders) {
+        await h.connect();
+        await h.query('begin');
+        await h.query('select 1');
+      }
+      try {
+        const ready = await request(r.url, 'GET', '/readyz');
+        expect([ready.status, ready.body]).toEqual([200, { status: 'ready' }]);
+      } finally {
+        for (const h of holders) await h.end();
+      }
+    });
+
+    it('is not ready once the pooler is gone', async () => {
+      await small.stop();
+      const ready = await request(r.url, 'GET', '/readyz');
+      expect([ready.status, ready.body]).toEqual([503, { code: 503, message: 'The database is unavailable' }]);
+    });
+  });
+
   describe('the server process (npm start)', () => {
     it('starts on an empty database: migrations through the direct connection, requests through the pooler, ready', async () => {
       await adminQuery(cluster.serverUrl, 'drop database if exists empty with (force)');
@@ -224,6 +293,22 @@ describeBehindPgBouncer('the service behind PgBouncer', () => {
         expect((await request(instance.url, 'GET', '/readyz')).status).toBe(200);
         const [{ n }] = await queryRows<{ n: number }>(withDatabase(cluster.serverUrl, 'empty'), 'select count(*)::int as n from project');
         expect(n).toBeGreaterThan(0);
+      } finally {
+        await instance.stop();
+      }
+    }, 60000);
+
+    it('with its LISTEN through the pooler too (no DATABASE_DIRECT_URL): starts, migrations included, but is never ready', async () => {
+      await adminQuery(cluster.serverUrl, 'drop database if exists pooled_only with (force)');
+      await adminQuery(cluster.serverUrl, 'create database pooled_only');
+      const instance = await startInstanceProcess(pooler.url('pooled_only'), 'http://127.0.0.1:1', {
+        LISTENER_HEARTBEAT_INTERVAL_MS: '300', LISTENER_HEARTBEAT_TIMEOUT_MS: '300', READINESS_TIMEOUT_MS: '500',
+      });
+      try {
+        const ready = await request(instance.url, 'GET', '/readyz');
+        expect(ready.status).toBe(503);
+        expect(ready.body.message).toMatch(/^Change events are not being received/);
+        expect(instance.output()).toMatch(/a heartbeat did not come back/);
       } finally {
         await instance.stop();
       }

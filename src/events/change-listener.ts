@@ -54,9 +54,22 @@ const describeError = (err: unknown) => (err instanceof Error ? err.message.spli
  * then handed to others, and nothing ever comes back. So the instance proves it: every heartbeat interval it
  * notifies itself on a channel of its own, through the request path, and it counts as hearing only while those
  * come back within the bound. A heartbeat that does not come back makes it deaf (readiness 503, callers not
- * kept) and drops the connection for a new one; the first heartbeat heard afterwards brings subscribers their
- * resync. `/readyz` asks for a proof now rather than at the next beat (ensureHearing).
+ * kept) and drops the connection for a new one, after one round trip on that connection has shown that the
+ * heartbeat was not merely left unread by a busy event loop; the first heartbeat heard afterwards brings
+ * subscribers their resync. `/readyz` asks for a proof now rather than at the next beat (ensureHearing).
  */
+/** A heartbeat in flight. */
+interface Beat {
+  seq: string;
+  /** Resolves once it is committed (or could not be sent). */
+  sent: Promise<void>;
+  /** Declares it missed, from its commit on. */
+  deadline: NodeJS.Timeout | null;
+  /** Resolves once its outcome is known: heard, missed, or not sent. */
+  settled: Promise<void>;
+  settle(): void;
+}
+
 export class ChangeListener {
   private client: Client | null = null;
   private listeningNow = false;
@@ -68,10 +81,16 @@ export class ChangeListener {
   private beatTimer: NodeJS.Timeout | null = null;
   private attempt: Promise<void> | null = null;
   /** The heartbeat in flight: its payload, and the timer that declares it missed once it is committed. */
-  private beating: { seq: string; sent: Promise<void>; deadline: NodeJS.Timeout | null } | null = null;
+  private beating: Beat | null = null;
   private seq = 0;
   /** Resolved as soon as the listener hears (ensureHearing's waits). */
   private waiters: Array<() => void> = [];
+  /**
+   * The last connection was given up because it did not hear, not because it was lost: a readiness check then
+   * waits for the backoff instead of forcing a new attempt (a LISTEN through a pooler would be retried at every
+   * probe of the load balancer).
+   */
+  private droppedDeaf = false;
   /** When hearing stopped; null while hearing. */
   private deafSince: number | null = Date.now();
   /** A channel no other instance listens on: what comes back on it was heard through this LISTEN. */
@@ -96,14 +115,14 @@ export class ChangeListener {
     this.beatTimer = setInterval(() => void this.beat(), intervalMs);
     this.beatTimer.unref();
     await this.connect();
-    await this.beating?.sent.catch(() => undefined);
-    await this.ensureHearing(this.options.heartbeat.timeoutMs);
+    await this.beating?.settled;
   }
 
   /**
    * Hearing, or a proof now (a connection attempt if there is none, then a heartbeat) bounded by `timeoutMs`:
    * readiness calls it, so that an instance is ready as soon as it hears again, not at the next beat or the
-   * end of a backoff wait. Resolves whether it hears.
+   * end of a backoff wait. After a connection given up for deafness it does not force an attempt (the backoff
+   * paces those). Resolves whether it hears.
    */
   async ensureHearing(timeoutMs: number): Promise<boolean> {
     if (this.hearingNow || this.stopped) return this.hearingNow;
@@ -114,6 +133,11 @@ export class ChangeListener {
       this.waiters.push(resolve);
     });
     const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
+    if (!this.client && this.droppedDeaf) {
+      this.waiters = this.waiters.filter((w) => w !== wake);
+      clearTimeout(timer);
+      return false;
+    }
     if (!this.client) {
       if (this.retryTimer) {
         clearTimeout(this.retryTimer);
@@ -170,7 +194,8 @@ export class ChangeListener {
     client.on('end', () => this.lost(client, new Error('connection ended')));
     client.on('notification', (message) => {
       if (message.channel === this.heartbeatChannel) {
-        this.heard(message.payload ?? '');
+        // Read from a connection already given up (its socket still draining): proves nothing of the next one.
+        if (client === this.client) this.heard(message.payload ?? '');
         return;
       }
       if (message.channel === CALLER_CHANNEL) {
@@ -188,6 +213,7 @@ export class ChangeListener {
     } catch (err) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);
+      this.droppedDeaf = false;
       this.failures++;
       const wait = this.backoff();
       log.warn({ database: describeDatabase(url), attempt: this.failures, retry_in_ms: wait, error: describeError(err) },
@@ -211,45 +237,56 @@ export class ChangeListener {
     if (this.beating) return this.beating.sent;
     const seq = String(++this.seq);
     const { notify, timeoutMs } = this.options.heartbeat;
-    const beating: NonNullable<ChangeListener['beating']> = { seq, sent: Promise.resolve(), deadline: null };
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => { settle = resolve; });
+    const beating: Beat = { seq, sent: Promise.resolve(), deadline: null, settled, settle };
     this.beating = beating;
     beating.sent = notify(this.heartbeatChannel, seq).then(() => {
       // Committed: from now on it is on its way, and must arrive within the bound.
       if (this.beating !== beating) return;
-      beating.deadline = setTimeout(() => this.missed(beating.seq), timeoutMs);
+      beating.deadline = setTimeout(() => void this.missed(beating), timeoutMs);
     }, (err) => {
       // Not sent (the request path is down or saturated): that says nothing of the LISTEN; readiness checks
       // the request path by itself. The next beat tries again.
       if (this.beating === beating) this.beating = null;
+      beating.settle();
       this.options.log.debug({ error: describeError(err) }, 'change events: heartbeat not sent');
     });
     return beating.sent;
   }
 
   private heard(payload: string): void {
+    if (this.stopped || !this.client) return;
     if (this.beating && Number(payload) >= Number(this.beating.seq)) this.endBeat();
     this.setHearing(true);
   }
 
-  private missed(seq: string): void {
-    if (this.beating?.seq !== seq) return;
+  private async missed(beating: Beat): Promise<void> {
+    if (this.beating !== beating) return;
+    const client = this.client;
+    // A statement's answer comes after every notification the server sent before it: if the heartbeat only sat
+    // unread (the event loop busy past the bound), it is read now, and was not missed.
+    if (client) await client.query('select 1').catch(() => undefined);
+    if (this.beating !== beating || client !== this.client) return;
     this.endBeat();
     this.options.onHeartbeatMissed?.();
-    const client = this.client;
     this.setHearing(false);
     if (!client) return;
     this.options.log.warn({ timeout_ms: this.options.heartbeat.timeoutMs, heartbeat_channel: this.heartbeatChannel },
       'change events: a heartbeat did not come back: this instance does not hear the database\'s notifications (a LISTEN through a transaction pooler never does: DATABASE_DIRECT_URL must reach PostgreSQL itself); reconnecting');
     this.drop(client, new Error('heartbeat not heard'));
+    this.droppedDeaf = true;
   }
 
   private endBeat(): void {
     if (this.beating?.deadline) clearTimeout(this.beating.deadline);
+    this.beating?.settle();
     this.beating = null;
   }
 
   private lost(client: Client, err: Error): void {
     if (client !== this.client) return;
+    this.droppedDeaf = false;
     this.options.log.warn({ error: describeError(err) },
       'change events: not listening, the database connection was lost; reconnecting (subscribers get no updates meanwhile)');
     this.drop(client, err);

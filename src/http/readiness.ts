@@ -1,4 +1,3 @@
-import type { Pool } from 'pg';
 import { ServiceUnavailableError } from '../errors';
 import type { Lifecycle } from './lifecycle';
 
@@ -12,9 +11,11 @@ export interface ListenerStatus {
  * What `/readyz` answers (decisions.md section 8, docs/faults.md): ready while the database answers within
  * the readiness bound and the process is not shutting down.
  *
- * The check goes through the probe pool (src/database.ts), never the request pool: it never waits behind
+ * `databaseAnswers` goes through a probe pool (src/database.ts), never the request pool: it never waits behind
  * requests queued for a connection, so a saturated pool does not pull every instance out of the load balancer
- * at once, while a database that does not answer does.
+ * at once, while a database that does not answer does. Behind a transaction pooler, whose server connections
+ * every instance shares, the same reasoning puts the `select 1` on the direct connection and asks of the pooler
+ * only that it accepts a login (src/app.ts).
  *
  * From the moment a shutdown begins (`lifecycle.shuttingDown`, src/shutdown.ts) every check answers 503 at once.
  *
@@ -24,7 +25,12 @@ export interface ListenerStatus {
  * go to an instance that can serve them.
  */
 export class Readiness {
-  constructor(private readonly pool: Pool, private readonly timeoutMs: number, private readonly lifecycle: Lifecycle, private readonly listener: ListenerStatus | null = null) {}
+  constructor(
+    private readonly databaseAnswers: () => Promise<unknown>,
+    private readonly timeoutMs: number,
+    private readonly lifecycle: Lifecycle,
+    private readonly listener: ListenerStatus | null = null,
+  ) {}
 
   /** Resolves when ready; throws ServiceUnavailableError (503 + Retry-After) otherwise, within the bound. */
   async check(): Promise<void> {
@@ -34,7 +40,7 @@ export class Readiness {
       timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
     });
     try {
-      await Promise.race([this.pool.query('select 1'), deadline]);
+      await Promise.race([this.databaseAnswers(), deadline]);
     } catch (err) {
       throw new ServiceUnavailableError('The database is unavailable', { cause: err });
     } finally {

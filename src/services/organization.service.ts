@@ -107,7 +107,8 @@ export class OrganizationService {
   async switch(id: string): Promise<OrganizationView> {
     const organizationId = id.toLowerCase();
     if (!canSeeOrganization(this.sc, organizationId)) throw new NotFoundError('Organization not found');
-    await this.sc.em.nativeUpdate(User, { id: this.sc.caller.userId }, { currentOrganization: organizationId });
+    // In a transaction like every write: behind a pooler its bounds come with the BEGIN (src/database-limits.ts).
+    await this.sc.em.transactional((em) => em.nativeUpdate(User, { id: this.sc.caller.userId }, { currentOrganization: organizationId }));
     this.sc.caller.currentOrganizationId = organizationId;
     this.sc.callers?.forget(this.sc.caller.userId);
     return (await this.views([organizationId]))[0];
