@@ -28,6 +28,8 @@ import { graphqlSchema } from './graphql/schema';
 import { ChangeFeed } from './graphql/subscriptions/feed';
 import { createSubscriptionServer, type SubscriptionServer } from './graphql/subscriptions/websocket';
 import { ChangeListener } from './events/change-listener';
+import { readRouting } from './http/read-routing';
+import { ReadRouter } from './replicas';
 import { CallerCache } from './services/caller-cache';
 import { Metrics } from './metrics';
 
@@ -88,9 +90,22 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(serializeJsonOnce());
   koa.use(errorsMiddleware());
   koa.use(rateLimit(limiters, verifier, metrics));
+  // Read replicas, when configured: where read-only work goes, and read-your-writes (README, "Scale out").
+  const probes = probePool(database.url, config.readinessTimeoutMs);
+  const router = database.replicas?.length ? new ReadRouter({
+    config: config.replicas,
+    replicas: database.replicas,
+    primaryLsn: async () => (await probes.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')).rows[0].lsn,
+    log,
+    onPoll: (replica) => {
+      metrics.replicaUsable.set({ replica: replica.name }, router!.usable(replica, null) ? 1 : 0);
+      if (replica.lagMs === null || !Number.isFinite(replica.lagMs)) metrics.replicaLag.remove({ replica: replica.name });
+      else metrics.replicaLag.set({ replica: replica.name }, replica.lagMs / 1000);
+    },
+  }) : null;
+  koa.use(readRouting(router, metrics));
   // Changes by anyone, from the database's notifications, to this instance's subscribers (docs/subscriptions.md).
   const feed = new ChangeFeed(orm, config, log, metrics);
-  const probes = probePool(database.url, config.readinessTimeoutMs);
   // Behind a transaction pooler, readiness's select 1 goes straight to PostgreSQL (src/http/readiness.ts).
   const pooled = database.sessionSettings === 'transaction' && database.directUrl !== database.url;
   const directProbes = pooled ? probePool(database.directUrl, config.readinessTimeoutMs, 1) : null;
@@ -110,6 +125,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     },
     onEvent: (event) => feed.add(event),
     onCallerChange: (userId) => callers.forget(userId),
+    onWrite: router ? (payload) => router.heard(payload) : undefined,
     onResumed: () => void feed.resync(),
     onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
     // Callers are kept only while every authorization change is heard (src/services/caller-cache.ts).
@@ -136,8 +152,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // The address Koa gives HTTP requests (TRUST_PROXY, the last X-Forwarded-For entry), for the client_ip binding.
     clientIp: (request) => koa.createContext(request, new http.ServerResponse(request)).ip,
   });
-  // Last: nothing above can fail and leave it running.
+  // Last: nothing above can fail and leave them running.
   await listener.start();
+  await router?.start();
   return {
     koa,
     config,
@@ -148,6 +165,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await graphql.stop();
       await feed.stop();
       await listener.stop();
+      await router?.stop();
       await probes.end();
       await directProbes?.end();
       await limiters.stop();

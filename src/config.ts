@@ -18,6 +18,8 @@ export interface Config {
    * LISTEN, the migrations and their lock, ending this process's busy sessions at shutdown. Null: databaseUrl.
    */
   databaseDirectUrl: string | null;
+  /** Read replicas (DATABASE_REPLICA_URLS): read-only work goes to them when they are fresh enough (src/replicas.ts). */
+  replicas: ReplicaConfig;
   /**
    * Apply pending migrations at start (under one advisory lock, so that instances starting together run them
    * once). False: the start only checks that none is pending, and refuses to serve otherwise (a release step
@@ -79,6 +81,16 @@ export interface Config {
   listener: ListenerConfig;
   metrics: MetricsConfig;
   subscriptions: SubscriptionsConfig;
+}
+
+/** Read replicas (README, "Scale out"). */
+export interface ReplicaConfig {
+  /** Streaming replicas of DATABASE_URL's database; empty: everything on the primary. */
+  urls: string[];
+  /** A replica further behind the primary than this is skipped until it catches up. */
+  maxLagMs: number;
+  /** How often each instance reads the primary's WAL position and each replica's replay position. */
+  pollMs: number;
 }
 
 /** The change listener's heartbeat (docs/subscriptions.md, "Listener"). */
@@ -248,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     databaseUrl,
     databaseDirectUrl,
+    replicas: replicaConfig(env, databaseUrl),
     migrateOnStart: bool(env, 'DATABASE_MIGRATE_ON_START', true),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     dataDir: str(env, 'DATA_DIR', '.data'),
@@ -378,6 +391,21 @@ function corsSettings(env: Env, production: boolean): CorsSettings {
     return parsed.origin;
   });
   return { origins: [...new Set(origins)], loopback: false };
+}
+
+function replicaConfig(env: Env, databaseUrl: string | null): ReplicaConfig {
+  const raw = str(env, 'DATABASE_REPLICA_URLS', '').trim();
+  const urls = raw === '' ? [] : raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry, i) => {
+    const checked = url({ [`DATABASE_REPLICA_URLS entry ${i + 1}`]: entry }, `DATABASE_REPLICA_URLS entry ${i + 1}`, null, ['postgres:', 'postgresql:']);
+    return checked!;
+  });
+  if (urls.length && !databaseUrl) throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the embedded database has no replica)');
+  if (new Set(urls).size !== urls.length) throw new ConfigError('DATABASE_REPLICA_URLS lists a replica twice');
+  const pollMs = int(env, 'DATABASE_REPLICA_POLL_MS', 250, 10, 60000);
+  const maxLagMs = int(env, 'DATABASE_REPLICA_MAX_LAG_MS', 5000, 100, 3600000);
+  // Lag is known to within a poll: a bound tighter than two polls could never be told from noise.
+  if (maxLagMs < 2 * pollMs) throw new ConfigError(`DATABASE_REPLICA_MAX_LAG_MS (${maxLagMs}) must be at least twice DATABASE_REPLICA_POLL_MS (${pollMs})`);
+  return { urls, maxLagMs, pollMs };
 }
 
 /** Defaults and their reasons: docs/faults.md. Zero (PostgreSQL's "no limit") is refused on purpose. */

@@ -12,19 +12,34 @@ export const CLIENT_GRACE_MS = 1000;
 const READ_TIMEOUT = 'Query read timeout';
 
 /**
- * Whether the unit of work under way (an HTTP request) had a connection given up on a read timeout. Its
- * transaction then ended under it, and knex refuses the statements that follow with 'Transaction query already
- * complete': a database fault only then (src/errors.ts); anywhere else the same words are a programming error.
+ * What the pool hooks below saw of the unit of work under way (an HTTP request):
+ *
+ * - `cut`: a connection given up on a read timeout. Its transaction then ended under it, and knex refuses the
+ *   statements that follow with 'Transaction query already complete': a database fault only then
+ *   (src/errors.ts); anywhere else the same words are a programming error.
+ * - `committed`: a transaction committed. Its caller's later reads must see it (read-your-writes,
+ *   src/replicas.ts), whichever route or resolver wrote: one place sees every COMMIT.
  */
-const connectionCuts = new AsyncLocalStorage<{ cut: boolean }>();
+interface UnitOfWork {
+  cut: boolean;
+  committed: boolean;
+}
 
-/** Runs `fn` as one unit of work whose given-up connections connectionCutHere() reports. */
+const unitsOfWork = new AsyncLocalStorage<UnitOfWork>();
+
+/** Runs `fn` as one unit of work, which connectionCutHere() and committedHere() report on. */
 export function watchingConnectionCuts<T>(fn: () => T): T {
-  return connectionCuts.run({ cut: false }, fn);
+  return unitsOfWork.run({ cut: false, committed: false }, fn);
 }
 
 /** Whether a connection of the current unit of work was given up on a read timeout. */
-export const connectionCutHere = (): boolean => connectionCuts.getStore()?.cut === true;
+export const connectionCutHere = (): boolean => unitsOfWork.getStore()?.cut === true;
+
+/** Whether the current unit of work committed a transaction. */
+export const committedHere = (): boolean => unitsOfWork.getStore()?.committed === true;
+
+/** knex's COMMIT of a transaction. */
+const COMMIT = /^\s*COMMIT\b/i;
 
 /** The parts of a node-postgres client the pool hooks below use. */
 interface PgClient {
@@ -63,12 +78,14 @@ function wrapQuery(conn: PgClient, atBegin: string | null): void {
       const withSettings = atBegin !== null && typeof config?.text === 'string' && !config.values?.length && BEGIN.test(config.text);
       if (withSettings) args[0] = { ...config, text: `${(config.text as string).trim().replace(/;$/, '')}; ${atBegin}` };
       // Taken when the statement is sent: the answer (or the timeout) comes back in the connection's context.
-      const unitOfWork = connectionCuts.getStore();
+      const unitOfWork = unitsOfWork.getStore();
+      const commit = typeof config?.text === 'string' && COMMIT.test(config.text);
       args[args.length - 1] = (err: Error | null, result: unknown) => {
         if (err?.message === READ_TIMEOUT) {
           conn.connection.stream.destroy();
           if (unitOfWork) unitOfWork.cut = true;
         }
+        if (commit && !err && unitOfWork) unitOfWork.committed = true;
         // A BEGIN with its settings answers one result per statement; knex expects BEGIN's alone.
         callback(err, withSettings && Array.isArray(result) ? result[0] : result);
       };

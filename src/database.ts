@@ -8,6 +8,7 @@ import type { Config, DatabaseLimits } from './config';
 import { serverSettings, startupParameters, type SessionSettings } from './database-limits';
 import { isDatabaseUnavailable } from './errors';
 import { MIGRATIONS } from './migrations';
+import type { ReplicaEndpoint } from './replicas';
 
 export interface EmbeddedCluster {
   /** Server URL without a database name. */
@@ -157,6 +158,8 @@ export interface DatabaseRoutes {
   directUrl: string;
   /** Where the request pool's server settings go: how `url` was found at start (probeSessionSettings). */
   sessionSettings: SessionSettings;
+  /** Streaming replicas of `url`'s database for read-only work (DATABASE_REPLICA_URLS, src/replicas.ts). */
+  replicas?: ReplicaEndpoint[];
 }
 
 /**
@@ -191,6 +194,33 @@ export async function acceptsLogin(url: string, timeoutMs: number): Promise<void
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * The replicas of DATABASE_REPLICA_URLS, each with a request pool bounded like the primary's and a probe pool of
+ * one connection for the router's polls. None is waited for: one that is down at start is skipped until a poll
+ * finds it (src/replicas.ts). Its server settings are found as the primary's, or follow each BEGIN when it cannot
+ * be asked now (statements outside a transaction then run with the role defaults, which replicate).
+ */
+export async function openReplicas(config: Config, log?: Logger): Promise<ReplicaEndpoint[]> {
+  return Promise.all(config.replicas.urls.map(async (url) => {
+    let sessionSettings: SessionSettings = 'transaction';
+    try {
+      sessionSettings = await findSessionSettings(url, config.database, log);
+    } catch (err) {
+      log?.warn({ replica: describeDatabase(url), error: describeError(err) }, 'replica not reachable at start: skipped until it answers');
+    }
+    const orm = await MikroORM.init(ormConfig(url, { connect: false, ensureDatabase: false }, config.database, sessionSettings));
+    return { url, orm, probes: probePool(url, config.readinessTimeoutMs, 1) };
+  }));
+}
+
+/** Closes what openReplicas opened. */
+export async function closeReplicas(replicas: ReplicaEndpoint[] = []): Promise<void> {
+  await Promise.all(replicas.map(async (r) => {
+    await r.orm.close(true);
+    await r.probes.end();
+  }));
 }
 
 export interface Database extends DatabaseRoutes {
@@ -389,6 +419,7 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
   }
   let orm: MikroORM;
   let sessionSettings: SessionSettings;
+  let replicas: ReplicaEndpoint[];
   try {
     if (config.migrateOnStart) {
       const applied = await migrate(directUrl!, log);
@@ -401,6 +432,7 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
     }
     sessionSettings = await findSessionSettings(url, config.database, log);
     orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings));
+    replicas = await openReplicas(config, log);
   } catch (err) {
     await cluster?.stop();
     throw err;
@@ -410,9 +442,11 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
     orm,
     ...opened,
     sessionSettings,
+    replicas,
     endBusySessions: () => endBusySessions(opened.directUrl),
     close: async () => {
       await orm.close(true);
+      await closeReplicas(replicas);
       await cluster?.stop();
     },
   };

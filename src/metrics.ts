@@ -88,6 +88,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly databaseReads = new Counter({
+    name: 'db_reads_total',
+    help: 'Read-only requests (REST GETs, GraphQL queries) by where they read: primary, or a replica (host:port/database)',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
+
+  readonly replicaLag = new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: 'How far each replica is behind the primary at the last poll (within a poll); absent while unknown',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+
+  readonly replicaUsable = new Gauge({
+    name: 'db_replica_usable',
+    help: '1 while a replica takes reads (reachable, a standby, within DATABASE_REPLICA_MAX_LAG_MS), 0 while skipped',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+
   readonly changeListenerHeartbeatsMissed = new Counter({
     name: 'change_listener_heartbeats_missed_total',
     help: 'Heartbeats committed but not heard back within LISTENER_HEARTBEAT_TIMEOUT_MS',

@@ -13,6 +13,12 @@ export const CHANGE_CHANNEL = 'tender_changes';
 export const CALLER_CHANNEL = 'tender_callers';
 
 /**
+ * The channel of committed writes, `<user id> <lsn>`, sent by the instance that served them (src/replicas.ts):
+ * every instance holds that caller's reads to that position.
+ */
+export const WRITES_CHANNEL = 'tender_writes';
+
+/**
  * What a notification reports: a project (its row, managers), a trade of it, a template or slice, an invited
  * contractor's document, a version (an answer) of a document. `resync` is ours, never the database's: after
  * the listener was not listening, every subscriber gets one, since changes may have been missed.

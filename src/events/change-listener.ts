@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { describeDatabase } from '../database';
-import { CALLER_CHANNEL, CHANGE_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
+import { CALLER_CHANNEL, CHANGE_CHANNEL, WRITES_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
 
 /** The instance's proof that it hears: a notification to itself, sent through the request path. */
 export interface HeartbeatOptions {
@@ -28,6 +28,8 @@ export interface ChangeListenerOptions {
   onEvent(event: ChangeEvent): void;
   /** An authorization change: a user's id, or `*` for every user. */
   onCallerChange?(userId: string): void;
+  /** A committed write of a caller, by any instance (WRITES_CHANNEL, src/replicas.ts): `<user id> <lsn>`. */
+  onWrite?(payload: string): void;
   /** Hearing again after it did not: notifications sent meanwhile may be lost. */
   onResumed(): void;
   /** Whether the listener holds its LISTEN, each time that changes (a gauge of /metrics). */
@@ -198,6 +200,10 @@ export class ChangeListener {
         if (client === this.client) this.heard(message.payload ?? '');
         return;
       }
+      if (message.channel === WRITES_CHANNEL) {
+        this.options.onWrite?.(message.payload ?? '');
+        return;
+      }
       if (message.channel === CALLER_CHANNEL) {
         this.options.onCallerChange?.(message.payload ?? '*');
         return;
@@ -209,7 +215,8 @@ export class ChangeListener {
     });
     try {
       await client.connect();
-      await client.query(`listen ${CHANGE_CHANNEL}; listen ${CALLER_CHANNEL}; listen ${this.heartbeatChannel}`);
+      const channels = [CHANGE_CHANNEL, CALLER_CHANNEL, this.heartbeatChannel, ...(this.options.onWrite ? [WRITES_CHANNEL] : [])];
+      await client.query(channels.map((channel) => `listen ${channel}`).join('; '));
     } catch (err) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);

@@ -14,7 +14,7 @@ import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../services/token-verifier';
 import type { CallerCache } from '../services/caller-cache';
-import { createContext, type GraphQLContext } from './context';
+import { createContext, operationRouting, type GraphQLContext } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
 import { compiledExecution } from './executor';
 import { operationSlots } from './operation-slots';
@@ -199,11 +199,13 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
     context: async ({ ctx }: { ctx: { state: AppState } }) => {
       // Unreachable without a caller: every request that reaches Apollo went through identify (below).
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
-      return {
+      const context = {
         ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config, callers }),
         requestId: ctx.state.requestId,
         log: ctx.state.log,
       };
+      if (ctx.state.reads) context.routing = operationRouting(context, ctx.state.reads);
+      return context;
     },
   } as never) as unknown as AppMiddleware;
 

@@ -1,5 +1,7 @@
 import Router from '@koa/router';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { jsonBody } from '../http/body.middleware';
+import { readOnly } from '../http/read-routing';
 import { authenticate } from '../http/auth.middleware';
 import type { AppMiddleware, AppState } from '../http/state';
 import type { Config } from '../config';
@@ -29,7 +31,9 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
         input = await validateRestInput(r.body, ctx.request.body ?? {});
       }
       // Services name fields as the input classes do (camelCase); REST callers sent snake_case.
-      const result = await r.handler({ params, query, body: input, caller: ctx.state.caller!, em: ctx.state.em, config, callers, ctx } as never)
+      const run = (em: EntityManager) => r.handler({ params, query, body: input, caller: ctx.state.caller!, em, config, callers, ctx } as never);
+      // A GET is read-only work: a replica may serve it (src/http/read-routing.ts).
+      const result = await (r.method === 'get' ? readOnly(ctx, (route) => run(route.em)) : run(ctx.state.em))
         .catch(withRestFieldNames);
       ctx.status = result.status ?? r.success.status;
       if (result.attachment) ctx.attachment(result.attachment);

@@ -4,7 +4,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
 import { createApp, listen, type App, type RunningServer } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
-import { endBusySessions, findSessionSettings } from '../../src/database';
+import { closeReplicas, endBusySessions, findSessionSettings, openReplicas } from '../../src/database';
 import { createLogger } from '../../src/logger';
 import { shutDown } from '../../src/shutdown';
 import { createDatabaseFrom, dropDatabase } from './databases';
@@ -79,6 +79,8 @@ export interface TestApp {
   app: App;
   server: RunningServer;
   queries: QueryCounter;
+  /** Its read replicas' request pools (DATABASE_REPLICA_URLS), in order. */
+  replicas: MikroORM[];
   close(): Promise<void>;
 }
 
@@ -143,7 +145,8 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
   const log = createLogger(config, logTo);
   const sessionSettings = await findSessionSettings(url, config.database, log);
   const orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings));
-  const app = await createApp({ config, orm, log, database: { url, directUrl, sessionSettings } });
+  const replicas = await openReplicas(config, log);
+  const app = await createApp({ config, orm, log, database: { url, directUrl, sessionSettings, replicas } });
   beforeListen?.(app);
   const server = await listen(app, '127.0.0.1', 0);
   // Tokens are bound to the issuer; point it at the address this instance really listens on.
@@ -160,6 +163,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
     app,
     server,
     queries: new QueryCounter(orm),
+    replicas: replicas.map((r) => r.orm),
     // The service's own shutdown, without a grace period: a request a test left blocked is ended at 1.5 s.
     close: async () => {
       await shutDown({
@@ -168,6 +172,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
         release: async () => {
           await app.stop();
           await orm.close(true);
+          await closeReplicas(replicas);
         },
       });
     },
