@@ -97,6 +97,23 @@ describe('configuration', () => {
     expect([d.databaseDirectUrl, d.migrateOnStart, d.listener]).toEqual(['postgres://app@db:5432/tender', false, { heartbeatIntervalMs: 1000, heartbeatTimeoutMs: 300 }]);
   });
 
+  it('replicas: none by default; a comma list of PostgreSQL URLs, skipped past 5 s of lag, polled every 250 ms', () => {
+    expect(loadConfig({}).replicas).toEqual({ urls: [], maxLagMs: 5000, pollMs: 250 });
+    const c = loadConfig({
+      DATABASE_URL: 'postgres://app@db:5432/tender', DATABASE_REPLICA_URLS: ' postgres://app@replica-1/tender, postgresql://app@replica-2/tender ',
+      DATABASE_REPLICA_MAX_LAG_MS: '2000', DATABASE_REPLICA_POLL_MS: '100',
+    });
+    expect(c.replicas).toEqual({ urls: ['postgres://app@replica-1/tender', 'postgresql://app@replica-2/tender'], maxLagMs: 2000, pollMs: 100 });
+  });
+
+  it('refuses replicas without DATABASE_URL, a replica listed twice, a URL that is not PostgreSQL\'s, and a lag bound under two polls', () => {
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://r/t' })).toThrow('DATABASE_REPLICA_URLS needs DATABASE_URL');
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/t', DATABASE_REPLICA_URLS: 'postgres://r/t,postgres://r/t' })).toThrow('DATABASE_REPLICA_URLS lists a replica twice');
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/t', DATABASE_REPLICA_URLS: 'postgres://r/t,mysql://r/t' })).toThrow('DATABASE_REPLICA_URLS entry 2 must be a postgres: or postgresql: URL');
+    expect(() => loadConfig({ DATABASE_REPLICA_MAX_LAG_MS: '400', DATABASE_REPLICA_POLL_MS: '250' }))
+      .toThrow('DATABASE_REPLICA_MAX_LAG_MS (400) must be at least twice DATABASE_REPLICA_POLL_MS (250)');
+  });
+
   it('refuses DATABASE_DIRECT_URL without DATABASE_URL (the embedded database is reached directly), and a URL that is not PostgreSQL\'s', () => {
     expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgres://app@db:5432/tender' })).toThrow('DATABASE_DIRECT_URL needs DATABASE_URL');
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/t', DATABASE_DIRECT_URL: 'http://db/t' })).toThrow('DATABASE_DIRECT_URL must be a postgres: or postgresql: URL');

@@ -14,7 +14,10 @@ const schemaRef = (name: string) => ({ $ref: `${REF}${name}` });
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
-/** The response headers the service sends (docs/openapi.md): request id, rate limits, retry delay, ETag. */
+/** A PostgreSQL WAL position as the service writes it. */
+const CONSISTENCY_TOKEN: JsonSchema = { type: 'string', pattern: '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$', examples: ['0/16B3748'] };
+
+/** The response headers the service sends (docs/openapi.md): request id, rate limits, retry delay, ETag, write position. */
 const HEADERS: Record<string, JsonSchema> = {
   'X-Request-Id': {
     description: 'Id of this request in the service\'s log: the caller\'s own `X-Request-Id` when sane, else a new UUID',
@@ -35,6 +38,22 @@ const HEADERS: Record<string, JsonSchema> = {
     required: true,
     schema: { type: 'string', examples: ['W/"430-WguWFkWpIDjQrai2kLEtSoT8K7I"'] },
   },
+  'X-Consistency-Token': {
+    description: 'Where the database stood once this write committed (a PostgreSQL WAL position), when the service reads '
+      + 'from replicas. The same caller\'s reads see the write on any instance without it; send it back as `X-Consistency-Token` '
+      + 'to have reads of another caller, or of a client that cannot be identified with the writer, see it too',
+    schema: CONSISTENCY_TOKEN,
+  },
+};
+
+/** The request header that holds a read to a write's position (src/http/read-routing.ts). */
+const CONSISTENCY_PARAMETER = {
+  name: 'X-Consistency-Token',
+  in: 'header',
+  required: false,
+  description: 'The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, '
+    + 'wherever it runs (a replica that has not applied it yet is not used). Malformed: 400',
+  schema: CONSISTENCY_TOKEN,
 };
 const COMMON_HEADERS = { 'X-Request-Id': headerRef('X-Request-Id'), 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
 const RETRY_HEADERS = { ...COMMON_HEADERS, 'Retry-After': headerRef('Retry-After') };
@@ -176,7 +195,7 @@ export function documentedPath(r: RouteDef): { key: string; servers?: unknown[] 
 
 function successResponse(r: RouteDef, status: number, description: string): JsonSchema {
   if (status === 204) return { description, headers: COMMON_HEADERS };
-  const headers = r.method === 'get' ? { ...COMMON_HEADERS, ETag: headerRef('ETag') } : COMMON_HEADERS;
+  const headers = r.method === 'get' ? { ...COMMON_HEADERS, ETag: headerRef('ETag') } : { ...COMMON_HEADERS, 'X-Consistency-Token': headerRef('X-Consistency-Token') };
   const others = Object.entries(r.success.otherMediaTypes ?? {}).map(([type, schema]) => [type, { schema }]);
   return { description, headers, content: { 'application/json': { schema: r.success.schema }, ...Object.fromEntries(others) } };
 }
@@ -193,6 +212,7 @@ function operationOf(r: RouteDef, inputs: Record<string, JsonSchema>): JsonSchem
       parameters.push({ name, in: 'query', required: (s.required ?? []).includes(name), ...(description ? { description } : {}), schema });
     }
   }
+  if (r.method === 'get') parameters.push(CONSISTENCY_PARAMETER);
   const responses: Record<string, unknown> = { [r.success.status]: successResponse(r, r.success.status, r.success.description) };
   if (r.success.also) responses[r.success.also.status] = successResponse(r, r.success.also.status, r.success.also.description);
   if (r.method === 'get') {

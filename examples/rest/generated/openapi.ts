@@ -1971,6 +1971,8 @@ export interface components {
         RateLimit: string;
         /** @description Weak tag of the body: send it back in `If-None-Match` to get a 304 while it is unchanged */
         ETag: string;
+        /** @description Where the database stood once this write committed (a PostgreSQL WAL position), when the service reads from replicas. The same caller's reads see the write on any instance without it; send it back as `X-Consistency-Token` to have reads of another caller, or of a client that cannot be identified with the writer, see it too */
+        "X-Consistency-Token": string;
     };
     pathItems: never;
 }
@@ -1979,7 +1981,10 @@ export interface operations {
     companyContacts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 siret: string;
             };
@@ -2034,7 +2039,10 @@ export interface operations {
     companyTrades: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 siret: string;
             };
@@ -2105,6 +2113,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2137,7 +2146,10 @@ export interface operations {
     tradeCategoriesByName: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 tradeName: string;
             };
@@ -2183,7 +2195,10 @@ export interface operations {
     tradeCategoriesByPartnerTradeId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 tradeId: string;
             };
@@ -2229,7 +2244,10 @@ export interface operations {
     tradeCategoriesByServiceTradeId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 tradeId: string;
             };
@@ -2275,7 +2293,10 @@ export interface operations {
     getContractor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 contractorId: string;
             };
@@ -2321,7 +2342,10 @@ export interface operations {
     listPartnerRoles: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -2385,6 +2409,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2399,6 +2424,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2462,7 +2488,10 @@ export interface operations {
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2526,6 +2555,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2550,7 +2580,10 @@ export interface operations {
     getProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -2610,6 +2643,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2636,7 +2670,10 @@ export interface operations {
                 format?: "json" | "xlsx" | "csv";
                 abnormally_low_below_median_percent?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -2686,7 +2723,10 @@ export interface operations {
             query?: {
                 abnormally_low_below_median_percent?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 templateId: string;
                 projectId: string;
@@ -2733,7 +2773,10 @@ export interface operations {
     listProjectTrades: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -2797,6 +2840,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2841,6 +2885,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2916,6 +2961,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2948,7 +2994,10 @@ export interface operations {
     listTradeLists: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2992,7 +3041,10 @@ export interface operations {
     getTradeList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 tradeListId: string;
             };
@@ -3043,7 +3095,10 @@ export interface operations {
                 organization_id?: string;
                 headquarter_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3231,7 +3286,10 @@ export interface operations {
     listOrganizations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3275,7 +3333,10 @@ export interface operations {
     getOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 organizationId: string;
             };
@@ -3321,7 +3382,10 @@ export interface operations {
     getOrganizationHeadquarter: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 organizationId: string;
             };
@@ -3383,6 +3447,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3407,7 +3472,10 @@ export interface operations {
     getOrganizationUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -3453,7 +3521,10 @@ export interface operations {
     getProjectStatistics: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -3511,7 +3582,10 @@ export interface operations {
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -3579,6 +3653,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3604,7 +3679,10 @@ export interface operations {
     getTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 templateId: string;
                 projectId: string;
@@ -3704,6 +3782,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3718,6 +3797,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3743,7 +3823,10 @@ export interface operations {
     listDocumentVersions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 documentId: string;
                 projectId: string;
@@ -3791,7 +3874,10 @@ export interface operations {
     downloadDocumentVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 version: string;
                 projectId: string;
@@ -3845,7 +3931,10 @@ export interface operations {
                 /** @description `next_cursor` of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 projectId: string;
             };
