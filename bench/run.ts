@@ -4,6 +4,7 @@ import { run as compression } from './compression.bench';
 import { run as dashboard } from './dashboard.bench';
 import { run as leveling } from './leveling.bench';
 import { run as rateLimit } from './rate-limit.bench';
+import { run as replicas } from './replicas.bench';
 import { run as statistics } from './statistics.bench';
 import { run as subscriptions } from './subscriptions.bench';
 
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   dashboard,
   leveling,
   'rate-limit': rateLimit,
+  replicas,
   statistics,
   subscriptions,
 };
