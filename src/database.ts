@@ -8,7 +8,6 @@ import type { Config, DatabaseLimits } from './config';
 import { serverSettings, startupParameters, type SessionSettings } from './database-limits';
 import { isDatabaseUnavailable } from './errors';
 import { MIGRATIONS } from './migrations';
-import type { ReplicaEndpoint } from './replicas';
 
 export interface EmbeddedCluster {
   /** Server URL without a database name. */
@@ -194,6 +193,15 @@ export async function acceptsLogin(url: string, timeoutMs: number): Promise<void
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** A read replica as src/replicas.ts uses it. */
+export interface ReplicaEndpoint {
+  url: string;
+  /** The replica's request pool. */
+  orm: MikroORM;
+  /** A small pool of its own for the polls, never queued behind requests. */
+  probes: Pool;
 }
 
 /**

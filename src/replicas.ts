@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { ReplicaConfig } from './config';
-import { describeDatabase } from './database';
+import { describeDatabase, type ReplicaEndpoint } from './database';
 import { WRITES_CHANNEL } from './events/change-event';
 import { databaseFault } from './errors';
 
@@ -60,14 +60,6 @@ export function replicaFault(err: unknown): boolean {
     e = (e.cause ?? e.previous) as typeof e;
   }
   return databaseFault(err) === 'down';
-}
-
-export interface ReplicaEndpoint {
-  url: string;
-  /** The replica's request pool. */
-  orm: MikroORM;
-  /** A small pool of its own for the polls, never queued behind requests. */
-  probes: Pool;
 }
 
 /** What the router knows of one replica. */
