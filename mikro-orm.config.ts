@@ -5,7 +5,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from './src/entities';
 import { MIGRATIONS } from './src/migrations';
 import type { DatabaseLimits } from './src/config';
-import { poolOptions, type SessionSettings } from './src/database-limits';
+import { PRIMARY, poolOptions, type PoolRole, type SessionSettings } from './src/database-limits';
 
 /**
  * application_name of this process's database sessions (unique per process, across hosts): how the
@@ -17,10 +17,11 @@ export const SESSION_NAME = `tender-bff ${process.pid} ${randomBytes(4).toString
  * The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here.
  * `limits` bounds every wait of the request pool; leave it out for migrations and maintenance commands.
  * `sessionSettings` says where the request pool's server settings go (src/database-limits.ts): in the startup
- * packet on a connection to PostgreSQL itself, after each BEGIN through a transaction pooler.
+ * packet on a connection to PostgreSQL itself, after each BEGIN through a transaction pooler. `role` says what
+ * the pool's commits mean for read-your-writes (src/database-limits.ts): the primary's, or a replica's.
  */
-export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup'): Options {
-  const waits = poolOptions(limits, sessionSettings);
+export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup', role: PoolRole = PRIMARY): Options {
+  const waits = poolOptions(limits, sessionSettings, role);
   return defineConfig({
     clientUrl,
     entities: ENTITIES,

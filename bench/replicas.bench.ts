@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { ormConfig } from '../mikro-orm.config';
 import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/config';
-import { adminQuery, closeReplicas, openReplicas, withDatabase } from '../src/database';
+import { adminQuery, closeReplicas, openReplicas, primaryRole, withDatabase } from '../src/database';
 import { createLogger } from '../src/logger';
 import { DEMO_PASSWORD, DEMO_USERS, loadDemoData } from '../src/seed/demo-data';
 import { startReplicatedCluster } from '../test/support/replica-cluster';
@@ -61,7 +61,7 @@ async function startInstance(label: string, primaryUrl: string, replicaUrl: stri
     ...(replicaUrl ? { DATABASE_REPLICA_URLS: replicaUrl } : {}),
   });
   const log = createLogger(config);
-  const orm = await MikroORM.init(ormConfig(primaryUrl, {}, config.database));
+  const orm = await MikroORM.init(ormConfig(primaryUrl, {}, config.database, 'startup', primaryRole(config)));
   const replicas = await openReplicas(config, log);
   const app = await createApp({ config, orm, log, database: { url: primaryUrl, directUrl: primaryUrl, sessionSettings: 'startup', replicas } });
   const server = await listen(app, '127.0.0.1', 0);
@@ -71,7 +71,7 @@ async function startInstance(label: string, primaryUrl: string, replicaUrl: stri
   const answer = await fetch(`${server.url}/auth/token`, { method: 'POST', body: form });
   const token = ((await answer.json()) as { access_token: string }).access_token;
   const onPrimary = counting(orm);
-  const onReplica = replicas.length ? counting(replicas[0].orm) : () => 0;
+  const onReplica = replicas.length ? counting(replicas[0].orm!) : () => 0;
   return {
     label,
     url: server.url,

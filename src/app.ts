@@ -29,7 +29,7 @@ import { ChangeFeed } from './graphql/subscriptions/feed';
 import { createSubscriptionServer, type SubscriptionServer } from './graphql/subscriptions/websocket';
 import { ChangeListener } from './events/change-listener';
 import { readRouting } from './http/read-routing';
-import { ReadRouter } from './replicas';
+import { CLUSTER_SQL, ReadRouter } from './replicas';
 import { CallerCache } from './services/caller-cache';
 import { Metrics } from './metrics';
 
@@ -96,6 +96,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     config: config.replicas,
     replicas: database.replicas,
     primaryLsn: async () => (await probes.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')).rows[0].lsn,
+    primaryCluster: async () => (await probes.query<{ id: string }>(CLUSTER_SQL)).rows[0].id,
     log,
     onPoll: (replica) => {
       metrics.replicaUsable.set({ replica: replica.name }, router!.usable(replica, null) ? 1 : 0);
@@ -125,12 +126,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
     },
     onEvent: (event) => feed.add(event),
     onCallerChange: (userId) => callers.forget(userId),
-    onWrite: router ? (payload) => router.heard(payload) : undefined,
+    onWrite: router ? (payload) => router.heardWrite(payload) : undefined,
     onResumed: () => void feed.resync(),
     onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
     // Callers are kept only while every authorization change is heard (src/services/caller-cache.ts).
     onHearing: (hearing) => {
       callers.setListening(hearing);
+      // Writes of other instances are known only while it hears (src/replicas.ts).
+      router?.setHearing(hearing);
       metrics.changeListenerHearing.set(hearing ? 1 : 0);
     },
     onHeartbeatMissed: () => metrics.changeListenerHeartbeatsMissed.inc(),

@@ -17,29 +17,57 @@ const READ_TIMEOUT = 'Query read timeout';
  * - `cut`: a connection given up on a read timeout. Its transaction then ended under it, and knex refuses the
  *   statements that follow with 'Transaction query already complete': a database fault only then
  *   (src/errors.ts); anywhere else the same words are a programming error.
- * - `committed`: a transaction committed. Its caller's later reads must see it (read-your-writes,
- *   src/replicas.ts), whichever route or resolver wrote: one place sees every COMMIT.
+ * - `wrote`: the primary's pool committed a write of this unit of work, in a transaction (knex's COMMIT) or as a
+ *   single statement outside one. Its caller's later reads must see it (read-your-writes, src/replicas.ts),
+ *   whichever route or resolver wrote: one place sees every commit.
+ * - `userId`: the caller, once identified; a COMMIT of theirs tells every instance (writesChannel, below).
+ * - `told`: every commit of the unit of work told every instance itself (none was a single statement).
  */
 interface UnitOfWork {
   cut: boolean;
-  committed: boolean;
+  wrote: boolean;
+  told: boolean;
+  userId: string | null;
 }
 
 const unitsOfWork = new AsyncLocalStorage<UnitOfWork>();
 
-/** Runs `fn` as one unit of work, which connectionCutHere() and committedHere() report on. */
+/** Runs `fn` as one unit of work, which connectionCutHere() and writesHere() report on. */
 export function watchingConnectionCuts<T>(fn: () => T): T {
-  return unitsOfWork.run({ cut: false, committed: false }, fn);
+  return unitsOfWork.run({ cut: false, wrote: false, told: true, userId: null }, fn);
 }
 
 /** Whether a connection of the current unit of work was given up on a read timeout. */
 export const connectionCutHere = (): boolean => unitsOfWork.getStore()?.cut === true;
 
-/** Whether the current unit of work committed a transaction. */
-export const committedHere = (): boolean => unitsOfWork.getStore()?.committed === true;
+/** The writes the current unit of work committed on the primary: none (null), or whether each told every instance. */
+export function writesHere(): { told: boolean } | null {
+  const unit = unitsOfWork.getStore();
+  return unit?.wrote ? { told: unit.told } : null;
+}
+
+/** The identified caller of the current unit of work (authentication sets it). */
+export function setUnitOfWorkCaller(userId: string): void {
+  const unit = unitsOfWork.getStore();
+  if (unit) unit.userId = userId;
+}
 
 /** knex's COMMIT of a transaction. */
 const COMMIT = /^\s*COMMIT\b/i;
+/** What a single statement outside a transaction writes with (node-postgres's command tag). */
+const WRITE_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The request pools' parts in read-your-writes. */
+export interface PoolRole {
+  /** The primary's request pool: its commits are the unit of work's writes. */
+  primary: boolean;
+  /**
+   * The notification channel that tells every instance of a caller's commit, sent inside the committing
+   * transaction itself (no commit of its own): set when the service reads from replicas.
+   */
+  writesChannel: string | null;
+}
 
 /** The parts of a node-postgres client the pool hooks below use. */
 interface PgClient {
@@ -69,30 +97,48 @@ const BEGIN = /^\s*BEGIN\b[^;]*;?\s*$/i;
  *   simple query: one round trip, and the settings live and die with the transaction, on whichever server
  *   connection the pooler gave it.
  */
-function wrapQuery(conn: PgClient, atBegin: string | null): void {
+function wrapQuery(conn: PgClient, atBegin: string | null, role: PoolRole): void {
   const query = conn.query.bind(conn);
   conn.query = (...args: unknown[]) => {
     const callback = args[args.length - 1];
     if (typeof callback === 'function') {
       const config = args[0] as { text?: unknown; values?: unknown[] } | null;
-      const withSettings = atBegin !== null && typeof config?.text === 'string' && !config.values?.length && BEGIN.test(config.text);
-      if (withSettings) args[0] = { ...config, text: `${(config.text as string).trim().replace(/;$/, '')}; ${atBegin}` };
+      const text = typeof config?.text === 'string' ? config.text : null;
+      const withSettings = atBegin !== null && text !== null && !config!.values?.length && BEGIN.test(text);
+      if (withSettings) args[0] = { ...config, text: `${text!.trim().replace(/;$/, '')}; ${atBegin}` };
       // Taken when the statement is sent: the answer (or the timeout) comes back in the connection's context.
       const unitOfWork = unitsOfWork.getStore();
-      const commit = typeof config?.text === 'string' && COMMIT.test(config.text);
+      const commit = role.primary && text !== null && COMMIT.test(text);
+      // The caller's id (a UUID, checked: it is written into the statement) goes out with their COMMIT.
+      const telling = commit && role.writesChannel !== null && unitOfWork?.userId != null && UUID.test(unitOfWork.userId);
+      if (telling) args[0] = { ...config, text: `SELECT pg_notify('${role.writesChannel}', '${unitOfWork!.userId}'); ${text}` };
       args[args.length - 1] = (err: Error | null, result: unknown) => {
         if (err?.message === READ_TIMEOUT) {
           conn.connection.stream.destroy();
           if (unitOfWork) unitOfWork.cut = true;
         }
-        if (commit && !err && unitOfWork) unitOfWork.committed = true;
-        // A BEGIN with its settings answers one result per statement; knex expects BEGIN's alone.
-        callback(err, withSettings && Array.isArray(result) ? result[0] : result);
+        if (!err && unitOfWork && role.primary) {
+          if (commit) {
+            unitOfWork.wrote = true;
+            if (!telling) unitOfWork.told = false;
+          } else if (WRITE_COMMANDS.has((result as { command?: string } | null)?.command ?? '') && conn.getTransactionStatus() === 'I') {
+            // A write outside any transaction, committed as it ran: nobody was told.
+            unitOfWork.wrote = true;
+            unitOfWork.told = false;
+          }
+        }
+        // A BEGIN with its settings, a COMMIT with its notification, answer one result per statement; knex
+        // expects its own statement's alone.
+        const own = Array.isArray(result) ? (withSettings ? result[0] : telling ? result[result.length - 1] : result) : result;
+        callback(err, own);
       };
     }
     return query(...args);
   };
 }
+
+/** The primary's request pool without replicas. */
+export const PRIMARY: PoolRole = { primary: true, writesChannel: null };
 
 /**
  * PostgreSQL's JIT compiles a statement when its estimated cost passes jit_above_cost; the leveling of 1,000
@@ -146,7 +192,7 @@ export function transactionSettings(settings: Record<string, string>): string {
  * Pool bounds and server settings of the request pool (docs/faults.md). Without limits (CLI, migrations)
  * statements may run as long as they need.
  */
-export function poolOptions(limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup'): { pool: PoolConfig; connection: Record<string, unknown> } {
+export function poolOptions(limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup', role: PoolRole = PRIMARY): { pool: PoolConfig; connection: Record<string, unknown> } {
   if (!limits) {
     // No startup parameter: migrations and maintenance may reach the database through a pooler (their own
     // settings, src/database.ts, are SET LOCAL).
@@ -164,7 +210,7 @@ export function poolOptions(limits?: DatabaseLimits, sessionSettings: SessionSet
       createTimeoutMillis: limits.connectTimeoutMs + CLIENT_GRACE_MS,
       validate: reusableConnection,
       afterCreate: (conn: PgClient, done: (err: Error | null, conn: PgClient) => void) => {
-        wrapQuery(conn, atBegin);
+        wrapQuery(conn, atBegin, role);
         done(null, conn);
       },
     } as PoolConfig,

@@ -5,7 +5,8 @@ import { Client, Pool } from 'pg';
 import type { Logger } from 'pino';
 import { SESSION_NAME, ormConfig } from '../mikro-orm.config';
 import type { Config, DatabaseLimits } from './config';
-import { serverSettings, startupParameters, type SessionSettings } from './database-limits';
+import { serverSettings, startupParameters, type PoolRole, type SessionSettings } from './database-limits';
+import { WRITES_CHANNEL } from './events/change-event';
 import { isDatabaseUnavailable } from './errors';
 import { MIGRATIONS } from './migrations';
 
@@ -195,38 +196,60 @@ export async function acceptsLogin(url: string, timeoutMs: number): Promise<void
   }
 }
 
+/** The primary's request pool: with replicas, every commit of a caller tells the instances (src/replicas.ts). */
+export const primaryRole = (config: Config): PoolRole => ({ primary: true, writesChannel: config.replicas.urls.length ? WRITES_CHANNEL : null });
+
+/** A replica's request pool: nothing committed there is a write. */
+const REPLICA_ROLE: PoolRole = { primary: false, writesChannel: null };
+
 /** A read replica as src/replicas.ts uses it. */
 export interface ReplicaEndpoint {
   url: string;
-  /** The replica's request pool. */
-  orm: MikroORM;
   /** A small pool of its own for the polls, never queued behind requests. */
   probes: Pool;
+  /** The replica's request pool; null until the replica could be asked how to connect (open). */
+  orm: MikroORM | null;
+  /** Opens `orm` if it is not open yet: finds where its server settings go, as for the primary. */
+  open(): Promise<MikroORM>;
 }
 
 /**
  * The replicas of DATABASE_REPLICA_URLS, each with a request pool bounded like the primary's and a probe pool of
- * one connection for the router's polls. None is waited for: one that is down at start is skipped until a poll
- * finds it (src/replicas.ts). Its server settings are found as the primary's, or follow each BEGIN when it cannot
- * be asked now (statements outside a transaction then run with the role defaults, which replicate).
+ * one connection for the router's polls. None is waited for: a replica down at start gets its request pool at the
+ * first poll that reaches it (its server settings found then, as the primary's), and is skipped until then
+ * (src/replicas.ts).
  */
 export async function openReplicas(config: Config, log?: Logger): Promise<ReplicaEndpoint[]> {
   return Promise.all(config.replicas.urls.map(async (url) => {
-    let sessionSettings: SessionSettings = 'transaction';
-    try {
-      sessionSettings = await findSessionSettings(url, config.database, log);
-    } catch (err) {
+    let opening: Promise<MikroORM> | null = null;
+    const endpoint: ReplicaEndpoint = {
+      url,
+      // A poll must not outlive the next one: the router's view of a replica is at most a poll old.
+      probes: probePool(url, Math.min(config.readinessTimeoutMs, config.replicas.pollMs), 1),
+      orm: null,
+      open() {
+        opening ??= (async () => {
+          const sessionSettings = await findSessionSettings(url, config.database, log);
+          endpoint.orm = await MikroORM.init(ormConfig(url, { connect: false, ensureDatabase: false }, config.database, sessionSettings, REPLICA_ROLE));
+          return endpoint.orm;
+        })().catch((err) => {
+          opening = null;
+          throw err;
+        });
+        return opening;
+      },
+    };
+    await endpoint.open().catch((err) => {
       log?.warn({ replica: describeDatabase(url), error: describeError(err) }, 'replica not reachable at start: skipped until it answers');
-    }
-    const orm = await MikroORM.init(ormConfig(url, { connect: false, ensureDatabase: false }, config.database, sessionSettings));
-    return { url, orm, probes: probePool(url, config.readinessTimeoutMs, 1) };
+    });
+    return endpoint;
   }));
 }
 
 /** Closes what openReplicas opened. */
 export async function closeReplicas(replicas: ReplicaEndpoint[] = []): Promise<void> {
   await Promise.all(replicas.map(async (r) => {
-    await r.orm.close(true);
+    await r.orm?.close(true);
     await r.probes.end();
   }));
 }
@@ -439,7 +462,7 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
       }
     }
     sessionSettings = await findSessionSettings(url, config.database, log);
-    orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings));
+    orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings, primaryRole(config)));
     replicas = await openReplicas(config, log);
   } catch (err) {
     await cluster?.stop();

@@ -1,5 +1,4 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { ReplicaConfig } from './config';
 import { describeDatabase, type ReplicaEndpoint } from './database';
@@ -12,16 +11,19 @@ import { databaseFault } from './errors';
  *
  * - **Fresh enough.** Every `pollMs` each instance reads the primary's WAL position (`pg_current_wal_insert_lsn`)
  *   and each replica's replay position (`pg_last_wal_replay_lsn`). A replica's lag is how long ago the primary
- *   had WAL the replica has not replayed yet (known to within a poll, rounded up); past `maxLagMs`, or unreachable,
- *   or not a standby at all, it is skipped until a poll finds it well again.
- * - **Read your writes.** A unit of work that committed (src/database-limits.ts sees every COMMIT) ends with one
- *   statement on the primary that reads its WAL position and notifies it on `tender_writes`, with the caller's id;
- *   every instance keeps "this caller wrote up to LSN x" until any usable replica must have it (`maxLagMs` and two
- *   polls). The answer carries the position as `X-Consistency-Token`; a later request that sends it back is held
- *   to it too, whoever and wherever it is. A read goes to a replica only if its known replay position has reached
- *   both; else to the primary.
+ *   had WAL the replica has not replayed yet (known to within a poll, rounded up); past `maxLagMs`, unreachable,
+ *   not a standby, a standby of another cluster, or not polled for two polls, it is skipped until a poll finds it
+ *   well again.
+ * - **Read your writes.** A caller's COMMIT carries `pg_notify('tender_writes', <user id>)` (src/database-limits.ts):
+ *   every instance hears that the caller wrote, and holds their reads to the primary until its next poll's sample
+ *   of the primary's position (taken after it heard, so past the commit), then to a replica that has replayed
+ *   that far, until every usable replica must have it (`maxLagMs` and two polls). The instance that served the
+ *   write reads the position itself (one statement, no transaction) and answers it as `X-Consistency-Token`; a
+ *   later request that sends it back is held to it too, whoever and wherever it is.
+ * - **Hearing.** While the instance does not hear the database's notifications, and for that window after it
+ *   hears again (and after start), writes told meanwhile may have been missed: every read goes to the primary.
  * - **Failures.** A replica that fails under a request is skipped at once; the request's reads are run again on
- *   the primary (src/rest/mount.ts, src/graphql/executor.ts): a replica that goes away answers no 5xx.
+ *   the primary (src/http/read-routing.ts, src/graphql/context.ts): a replica that goes away answers no 5xx.
  */
 
 /** A PostgreSQL WAL position (`XXXXXXXX/XXXXXXXX`), as a number that compares. */
@@ -35,45 +37,63 @@ export function parseLsn(text: string | null | undefined): Lsn | null {
   return m ? (BigInt(`0x${m[1]}`) << 32n) + BigInt(`0x${m[2]}`) : null;
 }
 
-export function formatLsn(lsn: Lsn): string {
-  return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
-}
+/** Held to nothing a replica can have: the primary. */
+const PRIMARY_ONLY: Lsn = 1n << 64n;
+
+const WAL_PAGE = 8192n;
 
 /**
- * The primary's insert position points past the header of the next WAL page when the last record ended at a page
- * boundary, while a replica that replayed that record reports the boundary: up to a long page header (40 bytes)
- * apart for the same WAL. Lag allows for it; a caller's required position does not (it errs towards the primary).
+ * Whether a replica that replayed up to `replayed` has everything the primary had at `primary` (its insert
+ * position). When the last record ended at a page boundary, the insert position points past the next page's
+ * header (24 bytes; 40 for a segment's first page), while the replica reports the boundary: the same WAL.
  */
-const PAGE_HEADER = 40n;
+function caughtUp(replayed: Lsn, primary: Lsn): boolean {
+  if (replayed >= primary) return true;
+  const offset = primary % WAL_PAGE;
+  return (offset === 24n || offset === 40n) && replayed === primary - offset;
+}
 
 /** Longest an answer to a write waits for the instance to hear its own write notification (afterWrite). */
 const HEARD_WAIT_MS = 50;
 
 /**
- * Errors of a read on a replica that the primary would not have: the replica gone (a connection fault), or a
- * statement cancelled because recovery needed what it read (40001 "conflict with recovery"). The read is run
- * again on the primary.
+ * Errors of a read on a replica that the primary would not have: the replica gone (a connection fault), its pool
+ * saturated or its connection not made in time, or a statement recovery cancelled ("conflict with recovery",
+ * SQLSTATE 40001, 40P01 or 57P04). The read is run again on the primary.
  */
 export function replicaFault(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown; previous?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
-    if (e.code === '40001' && typeof e.message === 'string' && /conflict with recovery/.test(e.message)) return true;
+  for (let e = err as { message?: unknown; cause?: unknown; previous?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+    if (typeof e.message === 'string' && /conflict with recovery/.test(e.message)) return true;
     e = (e.cause ?? e.previous) as typeof e;
   }
-  return databaseFault(err) === 'down';
+  return databaseFault(err) !== null && !isStatementTimeout(err);
+}
+
+/** A statement the replica ran to its bound: the primary would run as long; not the replica's fault. */
+function isStatementTimeout(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown; previous?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+    if (e.code === '57014') return true;
+    e = (e.cause ?? e.previous) as typeof e;
+  }
+  return false;
 }
 
 /** What the router knows of one replica. */
 export interface ReplicaState {
   /** host:port/database, never a password: the `replica` label of the metrics. */
   name: string;
-  orm: MikroORM;
+  endpoint: ReplicaEndpoint;
   reachable: boolean;
   /** In recovery (a standby); a promoted server is not a replica of this primary any more. */
   standby: boolean;
+  /** Its cluster is the primary's (same `system_identifier`); null while it could not be told. */
+  sameCluster: boolean | null;
   /** Replay position at the last poll (a lower bound of what it has now). */
   replayLsn: Lsn | null;
   /** Milliseconds behind the primary at the last poll; null while unknown. */
   lagMs: number | null;
+  /** When a poll last succeeded. */
+  polledAt: number;
 }
 
 /** Where one unit of read-only work runs. */
@@ -88,10 +108,15 @@ export interface ReadRouterOptions {
   replicas: ReplicaEndpoint[];
   /** The primary's WAL insert position, through the probe pool. */
   primaryLsn(): Promise<string>;
+  /** The primary's `system_identifier`, or null where the role may not read it. */
+  primaryCluster(): Promise<string | null>;
   log: Logger;
   /** Each poll's outcome, per replica (metrics). */
   onPoll?(replica: ReplicaState): void;
 }
+
+/** The cluster a server belongs to (pg_basebackup copies it): a replica of this primary has the primary's. */
+export const CLUSTER_SQL = 'select system_identifier::text as id from pg_control_system()';
 
 export class ReadRouter {
   readonly replicas: ReplicaState[];
@@ -99,19 +124,27 @@ export class ReadRouter {
   private samples: Array<{ at: number; lsn: Lsn }> = [];
   /** Per caller, the position of their last committed write, until every usable replica must have it. */
   private writes = new Map<string, { lsn: Lsn; until: number }>();
-  /** Per caller, the last write position heard on WRITES_CHANNEL, and who waits to hear one (afterWrite). */
-  private heardWrites = new Map<string, Lsn>();
-  private hearing = new Map<string, Array<{ lsn: Lsn; done(): void }>>();
+  /** Per caller, when a write of theirs was heard, until a sample of the primary taken after gives its position. */
+  private heard = new Map<string, number>();
+  /** Writes of this instance waiting to hear their own notification (afterWrite). */
+  private waiting = new Map<string, Array<() => void>>();
+  private hearing = false;
+  /** Until then every read goes to the primary: writes told while the instance did not hear are not known. */
+  private primaryUntil = Number.POSITIVE_INFINITY;
+  private primaryCluster: string | null | undefined;
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
   private next = 0;
-  private readonly probes: Pool[];
 
   constructor(private readonly options: ReadRouterOptions) {
-    this.replicas = options.replicas.map((r) => ({
-      name: describeDatabase(r.url), orm: r.orm, reachable: false, standby: false, replayLsn: null, lagMs: null,
+    this.replicas = options.replicas.map((endpoint) => ({
+      name: describeDatabase(endpoint.url), endpoint, reachable: false, standby: false, sameCluster: null, replayLsn: null, lagMs: null, polledAt: 0,
     }));
-    this.probes = options.replicas.map((r) => r.probes);
+  }
+
+  /** How long a write must be kept for: past it, every replica that may serve reads has it. */
+  private get window(): number {
+    return this.options.config.maxLagMs + 2 * this.options.config.pollMs;
   }
 
   /** Polls once (so that the first requests can use the replicas), then every pollMs. */
@@ -127,19 +160,33 @@ export class ReadRouter {
     await this.polling?.catch(() => undefined);
   }
 
-  /** Whether `replica` may take reads now, for work that needs position `minLsn` (null: anything). */
-  usable(replica: ReplicaState, minLsn: Lsn | null): boolean {
-    return replica.reachable && replica.standby && replica.lagMs !== null && replica.lagMs <= this.options.config.maxLagMs
-      && replica.replayLsn !== null && (minLsn === null || replica.replayLsn >= minLsn);
+  /**
+   * Whether the instance hears the database's notifications (src/events/change-listener.ts): writes of other
+   * instances are known only while it does, and those told while it did not are not known for a window after.
+   */
+  setHearing(hearing: boolean): void {
+    if (hearing && !this.hearing) this.primaryUntil = Date.now() + this.window;
+    if (!hearing) this.primaryUntil = Number.POSITIVE_INFINITY;
+    this.hearing = hearing;
   }
 
-  /** The position a read of `userId` must see: their last write's (kept) and what their request sent. */
-  required(userId: string | null, token: Lsn | null): Lsn | null {
-    const kept = userId ? this.writes.get(userId) : undefined;
-    const write = kept && kept.until > Date.now() ? kept.lsn : null;
-    if (kept && !write) this.writes.delete(userId!);
-    if (write === null) return token;
-    return token === null || write > token ? write : token;
+  /** Whether `replica` may take reads now, for work that needs position `minLsn` (null: anything). */
+  usable(replica: ReplicaState, minLsn: Lsn | null, now = Date.now()): boolean {
+    return replica.endpoint.orm !== null && replica.reachable && replica.standby && replica.sameCluster !== false
+      && now - replica.polledAt <= 2 * this.options.config.pollMs
+      && replica.lagMs !== null && replica.lagMs <= this.options.config.maxLagMs
+      && replica.replayLsn !== null && (minLsn === null || caughtUp(replica.replayLsn, minLsn));
+  }
+
+  /** The position a read of `userId` must see: their last write's (kept or heard) and what their request sent. */
+  required(userId: string | null, token: Lsn | null, now = Date.now()): Lsn | null {
+    let need = token;
+    if (userId) {
+      if (this.heard.has(userId)) return PRIMARY_ONLY;
+      const kept = this.writes.get(userId);
+      if (kept && kept.until > now && (need === null || kept.lsn > need)) need = kept.lsn;
+    }
+    return need;
   }
 
   /**
@@ -147,11 +194,13 @@ export class ReadRouter {
    * (in turn, when several), else the primary's `primary` entity manager.
    */
   route(primary: EntityManager, userId: string | null, token: Lsn | null): ReadRoute {
-    const minLsn = this.required(userId, token);
-    const candidates = this.replicas.filter((r) => this.usable(r, minLsn));
+    const now = Date.now();
+    if (now < this.primaryUntil) return { em: primary, replica: null };
+    const minLsn = this.required(userId, token, now);
+    const candidates = this.replicas.filter((r) => this.usable(r, minLsn, now));
     if (!candidates.length) return { em: primary, replica: null };
     const replica = candidates[this.next++ % candidates.length];
-    return { em: replica.orm.em.fork(), replica };
+    return { em: replica.endpoint.orm!.em.fork(), replica };
   }
 
   /** A replica failed under a request: skipped until a poll finds it reachable again. */
@@ -162,62 +211,62 @@ export class ReadRouter {
     this.options.onPoll?.(replica);
   }
 
-  /**
-   * A write of `userId` committed up to `lsn` (this instance's, or another's heard on WRITES_CHANNEL): their reads
-   * need it until every replica that may serve them must have it.
-   */
-  wrote(userId: string, lsn: Lsn): void {
+  /** Their reads must see `lsn` until every replica that may serve them must have it. */
+  private keep(userId: string, lsn: Lsn, now = Date.now()): void {
     const kept = this.writes.get(userId);
-    const until = Date.now() + this.options.config.maxLagMs + 2 * this.options.config.pollMs;
-    if (!kept || kept.lsn < lsn) this.writes.set(userId, { lsn, until });
-    else kept.until = Math.max(kept.until, until);
+    if (!kept || kept.lsn < lsn) this.writes.set(userId, { lsn, until: now + this.window });
+    else kept.until = Math.max(kept.until, now + this.window);
   }
 
-  /** `<user id> <lsn>` heard on WRITES_CHANNEL, from any instance, this one included. */
-  heard(payload: string): void {
-    const [userId, text] = payload.split(' ');
-    const lsn = parseLsn(text);
-    if (!userId || lsn === null) return;
-    this.wrote(userId, lsn);
-    const before = this.heardWrites.get(userId);
-    if (before === undefined || before < lsn) this.heardWrites.set(userId, lsn);
-    const waiting = this.hearing.get(userId);
-    if (!waiting) return;
-    const still = waiting.filter((w) => (w.lsn <= lsn ? (w.done(), false) : true));
-    if (still.length) this.hearing.set(userId, still);
-    else this.hearing.delete(userId);
+  /** `<user id>` heard on WRITES_CHANNEL: a write of theirs committed, on any instance (this one included). */
+  heardWrite(payload: string): void {
+    const userId = payload.trim().toLowerCase();
+    if (!userId) return;
+    if (!this.heard.has(userId)) this.heard.set(userId, Date.now());
+    for (const done of this.waiting.get(userId) ?? []) done();
+    this.waiting.delete(userId);
   }
 
   /**
-   * After a unit of work of `userId` (null: no caller, such as a sign-in) committed: the primary's WAL position,
-   * which covers the commit, kept for the caller and told to every instance. Resolves once this instance heard its
-   * own notification (at most HEARD_WAIT_MS): the server signals every listener together, so the other instances
-   * have it then too, before the answer can reach the client and its next request another instance. Returns the
-   * position as the answer's `X-Consistency-Token`.
+   * After a unit of work committed (src/http/read-routing.ts): the primary's position, past the commit. For a
+   * caller, kept for their reads; when the commits did not tell every instance themselves (`told` false: a write
+   * outside a transaction), told now. Resolves once this instance heard the caller's notification (at most
+   * HEARD_WAIT_MS, and not while it does not hear): the server signals every listener together, so the other
+   * instances have it then too, before the answer can reach the client and its next request another instance.
+   * Returns the position, the answer's `X-Consistency-Token`.
    */
-  async afterWrite(em: EntityManager, userId: string | null): Promise<string> {
+  async afterWrite(em: EntityManager, userId: string | null, told: boolean): Promise<string> {
     const connection = em.getConnection();
-    if (!userId) {
-      const [row] = await connection.execute<Array<{ lsn: string }>>('select pg_current_wal_insert_lsn()::text as lsn');
-      return row.lsn;
-    }
-    const [row] = await connection.execute<Array<{ lsn: string }>>(
-      `with w as (select pg_current_wal_insert_lsn()::text as lsn) select lsn, pg_notify('${WRITES_CHANNEL}', ? || ' ' || lsn) from w`, [userId]);
-    const lsn = parseLsn(row.lsn)!;
-    this.wrote(userId, lsn);
-    if ((this.heardWrites.get(userId) ?? -1n) < lsn) {
-      await new Promise<void>((resolve) => {
-        const waiter = { lsn, done: () => { clearTimeout(timer); resolve(); } };
-        const timer = setTimeout(() => {
-          const rest = (this.hearing.get(userId) ?? []).filter((w) => w !== waiter);
-          if (rest.length) this.hearing.set(userId, rest);
-          else this.hearing.delete(userId);
-          resolve();
-        }, HEARD_WAIT_MS);
-        this.hearing.set(userId, [...(this.hearing.get(userId) ?? []), waiter]);
-      });
-    }
+    const heard = userId && this.hearing ? this.heardOwn(userId) : null;
+    const [row] = userId && !told
+      ? await connection.execute<Array<{ lsn: string }>>(
+        `with w as (select pg_current_wal_insert_lsn()::text as lsn) select lsn, pg_notify('${WRITES_CHANNEL}', ?) from w`, [userId])
+      : await connection.execute<Array<{ lsn: string }>>('select pg_current_wal_insert_lsn()::text as lsn');
+    if (userId) this.keep(userId, parseLsn(row.lsn)!);
+    await heard;
     return row.lsn;
+  }
+
+  /** A write of `userId` committed but its position could not be read: their reads go to the primary for the window. */
+  lostWrite(userId: string): void {
+    this.keep(userId, PRIMARY_ONLY);
+  }
+
+  /** Resolves when a write notification of `userId` is heard from now on, or after HEARD_WAIT_MS. */
+  private heardOwn(userId: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const rest = (this.waiting.get(userId) ?? []).filter((w) => w !== done);
+        if (rest.length) this.waiting.set(userId, rest);
+        else this.waiting.delete(userId);
+        resolve();
+      }, HEARD_WAIT_MS);
+      this.waiting.set(userId, [...(this.waiting.get(userId) ?? []), done]);
+    });
   }
 
   private poll(): Promise<void> {
@@ -229,32 +278,44 @@ export class ReadRouter {
 
   private async pollOnce(): Promise<void> {
     const { config, log } = this.options;
+    // Taken before the statement is sent: its answer is past every commit heard before this instant.
     const now = Date.now();
     let primary: Lsn | null = null;
     try {
       primary = parseLsn(await this.options.primaryLsn());
+      this.primaryCluster ??= await this.options.primaryCluster().catch(() => null);
     } catch (err) {
       log.debug({ error: (err as Error).message }, 'replicas: the primary\'s WAL position could not be read');
     }
-    if (primary !== null) this.samples.push({ at: now, lsn: primary });
-    // Enough history to tell any lag up to the bound, and one sample older than it.
-    const horizon = now - config.maxLagMs - 2 * config.pollMs;
-    while (this.samples.length > 1 && this.samples[1].at < horizon) this.samples.shift();
-    for (const [userId, kept] of this.writes) {
-      if (kept.until > now) continue;
-      this.writes.delete(userId);
-      this.heardWrites.delete(userId);
+    if (primary !== null) {
+      this.samples.push({ at: now, lsn: primary });
+      // Writes heard before this sample was asked for are covered by it.
+      for (const [userId, at] of this.heard) {
+        if (at >= now) continue;
+        this.heard.delete(userId);
+        this.keep(userId, primary, now);
+      }
     }
+    // Enough history to tell any lag up to the bound, and one sample older than it.
+    const horizon = now - this.window;
+    while (this.samples.length > 1 && this.samples[1].at < horizon) this.samples.shift();
+    for (const [userId, kept] of this.writes) if (kept.until <= now) this.writes.delete(userId);
 
-    await Promise.all(this.replicas.map(async (replica, i) => {
-      const was = this.usable(replica, null);
+    await Promise.all(this.replicas.map(async (replica) => {
+      const was = this.usable(replica, null, now);
       try {
-        const { rows } = await this.probes[i].query<{ standby: boolean; lsn: string | null }>(
+        const { rows } = await replica.endpoint.probes.query<{ standby: boolean; lsn: string | null }>(
           'select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn()::text as lsn');
         replica.reachable = true;
         replica.standby = rows[0].standby;
         replica.replayLsn = parseLsn(rows[0].lsn);
         replica.lagMs = primary === null ? null : this.lag(replica.replayLsn, now);
+        replica.polledAt = Date.now();
+        if (replica.sameCluster === null && this.primaryCluster) {
+          const cluster = await replica.endpoint.probes.query<{ id: string }>(CLUSTER_SQL).then((r) => r.rows[0].id, () => null);
+          if (cluster) replica.sameCluster = cluster === this.primaryCluster;
+        }
+        if (!replica.endpoint.orm) await replica.endpoint.open();
       } catch (err) {
         replica.reachable = false;
         replica.lagMs = null;
@@ -263,6 +324,7 @@ export class ReadRouter {
       const is = this.usable(replica, null);
       if (was !== is) {
         if (is) log.info({ replica: replica.name, lag_ms: replica.lagMs }, 'replica usable: reads go to it again');
+        else if (replica.reachable && replica.sameCluster === false) log.error({ replica: replica.name }, 'replica is a standby of another cluster (system_identifier differs): reads stay on the primary');
         else if (replica.reachable && !replica.standby) log.error({ replica: replica.name }, 'replica is not a standby (promoted?): reads stay on the primary');
         else if (replica.reachable) log.warn({ replica: replica.name, lag_ms: replica.lagMs, max_lag_ms: config.maxLagMs }, 'replica too far behind: its reads go to the primary until it catches up');
       }
@@ -278,10 +340,11 @@ export class ReadRouter {
   private lag(replayed: Lsn | null, now: number): number {
     if (replayed === null) return Number.POSITIVE_INFINITY;
     const latest = this.samples.at(-1);
-    if (!latest || replayed + PAGE_HEADER >= latest.lsn) return 0;
+    if (!latest || caughtUp(replayed, latest.lsn)) return 0;
     for (let i = this.samples.length - 1; i >= 0; i--) {
-      if (this.samples[i].lsn <= replayed + PAGE_HEADER) return now - this.samples[i].at;
+      if (caughtUp(replayed, this.samples[i].lsn)) return now - this.samples[i].at;
     }
     return Number.POSITIVE_INFINITY;
   }
 }
+

@@ -84,11 +84,11 @@ describeWithReplica('read replicas', () => {
   describe('where reads go', () => {
     it('sends a dashboard query and REST lists to the replica: no statement on the primary', async () => {
       const token = await tokenFor(a.url, DEMO_USERS.architect);
-      // The sign-in wrote (its refresh token): wait until no replica must have it for this caller any more.
+      // Past the window after the instance started (and the earlier tests' writes of this caller).
       await new Promise((r) => setTimeout(r, MAX_LAG_MS + 300));
       // Steady state: the signing keys and the caller are kept after a first request.
       expect((await request(a.url, 'GET', `${P}/projects`, { token })).status).toBe(200);
-      const onReplica = new QueryCounter(a.replicas[0]);
+      const onReplica = new QueryCounter(a.replicas[0].orm!);
       const before = await readsOn(a.url);
       const { statements, result, sql } = await a.queries.measure(() => onReplica.measure(async () => Promise.all([
         gql(a.url, token, DASHBOARD),
@@ -171,12 +171,52 @@ describeWithReplica('read replicas', () => {
       const position = created.headers.get('x-consistency-token');
       expect(position).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
       // Another caller (of another organization: the read is theirs, the position the write's) on the other instance.
+      // The control: without it, that caller reads from the replica (which has not applied the write yet).
       const before = await readsOn(b.url);
+      expect((await request(b.url, 'GET', `${P}/projects`, { token: other })).status).toBe(200);
       const withToken = await request(b.url, 'GET', `${P}/projects`, { token: other, headers: { 'X-Consistency-Token': position! } });
       expect(withToken.status).toBe(200);
       const after = await readsOn(b.url);
-      expect((after.primary ?? 0) - (before.primary ?? 0)).toBe(1);
+      expect([(after.replica ?? 0) - (before.replica ?? 0), (after.primary ?? 0) - (before.primary ?? 0)]).toEqual([1, 1]);
+      // Once the replica applied it, the token sends that read to the replica too.
+      await eventually(async () => {
+        const was = await readsOn(b.url);
+        await request(b.url, 'GET', `${P}/projects`, { token: other, headers: { 'X-Consistency-Token': position! } });
+        return ((await readsOn(b.url)).replica ?? 0) > (was.replica ?? 0);
+      }, 'the replica serves a read held to the token once it has it');
     });
+
+    it('sends a writer\'s reads back to the replica once it has their write', async () => {
+      const token = await tokenFor(a.url, DEMO_USERS.architect);
+      expect((await request(a.url, 'POST', `${P}/projects/${PRJ}/trades`, { token, body: { name: 'Back', number: 'B1', short_name: 'B1' } })).status).toBe(201);
+      const right = await readsOn(a.url);
+      expect((await request(a.url, 'GET', `${P}/projects/${PRJ}/trades`, { token })).status).toBe(200);
+      expect((await readsOn(a.url)).primary).toBe((right.primary ?? 0) + 1);
+      await eventually(async () => {
+        const was = await readsOn(a.url);
+        await request(a.url, 'GET', `${P}/projects/${PRJ}/trades`, { token });
+        return ((await readsOn(a.url)).replica ?? 0) > (was.replica ?? 0);
+      }, 'the writer reads from the replica again');
+    });
+
+    it('sends every read to the primary while the instance does not hear the writes of the others, and for a window after', async () => {
+      const token = await tokenFor(a.url, DEMO_USERS.other);
+      await new Promise((r) => setTimeout(r, MAX_LAG_MS + 300));
+      const onReplica = async () => {
+        const was = await readsOn(a.url);
+        expect((await request(a.url, 'GET', `${P}/projects`, { token })).status).toBe(200);
+        return ((await readsOn(a.url)).replica ?? 0) > (was.replica ?? 0);
+      };
+      expect(await onReplica()).toBe(true);
+      // The listener's session ended by the server: until it hears again, another instance's write would be missed.
+      await queryRows(primaryDb, `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'tender-bff change listener' and pid <> pg_backend_pid()`);
+      await eventually(async () => (await a.app.metrics.changeListenerHearing.get()).values[0]?.value === 0 || !(await onReplica()), 'deaf');
+      expect(await onReplica()).toBe(false);
+      await eventually(async () => (await a.app.metrics.changeListenerHearing.get()).values[0]?.value === 1, 'hearing again');
+      // Writes told while it did not hear are covered for a window after it hears.
+      expect(await onReplica()).toBe(false);
+      await eventually(onReplica, 'the replica once the window has passed');
+    }, 30000);
 
     it('refuses a malformed X-Consistency-Token with 400 in the endpoint\'s shape', async () => {
       const token = await tokenFor(a.url, DEMO_USERS.architect);
@@ -242,6 +282,34 @@ describeWithReplica('read replicas', () => {
       expect(statuses.filter((s) => s !== 200)).toEqual([]);
       expect((await request(a.url, 'GET', '/readyz')).status).toBe(200);
     }, 60000);
+
+    it('runs a GraphQL query again on the primary when the replica fails under it halfway, with loaders of its own', async () => {
+      const token = await tokenFor(a.url, DEMO_USERS.other);
+      await new Promise((r) => setTimeout(r, MAX_LAG_MS + 300));
+      const client = a.replicas[0].orm!.em.getKnex().client as { query(connection: unknown, obj: { sql: string }): Promise<unknown> };
+      const query = client.query.bind(client);
+      let failed = 0;
+      // The replica dies as the read-ahead of versions goes out (after the projects' and templates' statements).
+      client.query = (connection, obj) => {
+        if (!failed && /from "?document_version"?/.test(obj.sql)) {
+          failed++;
+          return Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' }));
+        }
+        return query(connection, obj);
+      };
+      try {
+        const before = await readsOn(a.url);
+        const answer = await gql(a.url, token, DASHBOARD);
+        expect(failed).toBe(1);
+        expect([answer.status, answer.body.errors]).toEqual([200, undefined]);
+        expect(answer.body.data.projects.nodes.length).toBeGreaterThan(0);
+        const after = await readsOn(a.url);
+        expect([(after.replica ?? 0) - (before.replica ?? 0), (after.primary ?? 0) - (before.primary ?? 0)]).toEqual([1, 1]);
+      } finally {
+        client.query = query;
+      }
+      await eventually(async () => usable(a.url), 'replica usable again at the next poll');
+    });
 
     it('skips a replica further behind than DATABASE_REPLICA_MAX_LAG_MS, and takes it back once it catches up', async () => {
       const writer = new Client({ connectionString: primaryDb });

@@ -23,35 +23,35 @@ export function createContext(sc: ServiceContext): GraphQLContext {
   return { sc, loaders: createLoaders(sc, selection), selection };
 }
 
-/** What the executor asks of the context around one operation. */
+/** What the executor asks of the context around one operation (given the context it executes with). */
 export interface OperationRouting {
   /** Before it runs: a query is read-only work, which a replica may serve. */
-  begin(kind: OperationTypeNode): void;
-  /** After it ran: whether to run it again, on the primary, because its replica failed under it. */
-  retry(result: ExecutionResult): boolean;
+  begin(kind: OperationTypeNode, context: GraphQLContext): void;
+  /** After it ran: the context to run it again with, on the primary, when its replica failed under it; else null. */
+  retry(result: ExecutionResult, context: GraphQLContext): GraphQLContext | null;
 }
 
 /**
  * A query reads through the request's read route (src/http/read-routing.ts); its resolvers and loaders take
  * `sc.em` when they run, so setting it before execution moves all of them. When the replica fails under it, the
- * operation runs again on the primary with fresh loaders (their caches may hold the failure).
+ * operation runs again on the primary, with loaders of its own: the first run's may keep the failure (a
+ * read-ahead loader caches an error per key).
  */
-export function operationRouting(context: GraphQLContext, reads: RequestReads): OperationRouting {
-  const primary: EntityManager = context.sc.em;
+export function operationRouting(reads: RequestReads, primary: EntityManager): OperationRouting {
   let route: ReadRoute | null = null;
   return {
-    begin(kind) {
+    begin(kind, context) {
       if (kind !== 'query') return;
       route = reads.route();
       context.sc.em = route.em;
     },
-    retry(result) {
-      if (!route?.replica || !result.errors?.some((e) => replicaFault(e.originalError))) return false;
-      reads.failed(route, result.errors.find((e) => replicaFault(e.originalError))!.originalError);
+    retry(result, context) {
+      const fault = route?.replica ? result.errors?.find((e) => replicaFault(e.originalError)) : undefined;
+      if (!route || !fault) return null;
+      reads.failed(route, fault.originalError);
       route = null;
-      context.sc.em = primary;
-      context.loaders = createLoaders(context.sc, context.selection);
-      return true;
+      const sc = { ...context.sc, em: primary };
+      return { ...context, sc, loaders: createLoaders(sc, context.selection) };
     },
   };
 }

@@ -2,7 +2,7 @@ import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-i
 import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { OperationRouting } from './context';
+import type { GraphQLContext } from './context';
 
 /**
  * Executes operations with graphql-jit: each distinct document is compiled once into a function over the same
@@ -39,16 +39,17 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
     // The operation Apollo resolved, by its own name (a request may name none, or send an empty name for it).
     const operationName = operation.name?.value ?? null;
     const query = compiledFor(document, operationName);
-    const run = async (): Promise<ExecutionResult> => {
-      if (!query) return execute({ schema, document, contextValue: context, variableValues: variables, operationName });
-      const result: ExecutionResult = await query.query(undefined, context, variables);
+    const run = async (contextValue: GraphQLContext): Promise<ExecutionResult> => {
+      if (!query) return execute({ schema, document, contextValue, variableValues: variables, operationName });
+      const result: ExecutionResult = await query.query(undefined, contextValue, variables);
       return result.errors ? { ...result, errors: result.errors.map(asGraphQLJsError) } : result;
     };
     // Where it reads, once its kind is known (src/graphql/context.ts): a replica may serve a query.
-    const routing = (context as { routing?: OperationRouting }).routing;
-    routing?.begin(operation.operation);
-    const result = await run();
-    return routing?.retry(result) ? run() : result;
+    const own = context as GraphQLContext;
+    own.routing?.begin(operation.operation, own);
+    const result = await run(own);
+    const again = own.routing?.retry(result, own);
+    return again ? run(again) : result;
   };
 
   let listener: Parameters<GatewayInterface['onSchemaLoadOrUpdate']>[0] | null = null;

@@ -200,11 +200,11 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
       // Unreachable without a caller: every request that reaches Apollo went through identify (below).
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
       const context = {
-        ...createContext({ em: ctx.state.em, caller: ctx.state.caller, config, callers }),
+        ...createContext({ em: ctx.state.em, primaryEm: ctx.state.em, caller: ctx.state.caller, config, callers }),
         requestId: ctx.state.requestId,
         log: ctx.state.log,
       };
-      if (ctx.state.reads) context.routing = operationRouting(context, ctx.state.reads);
+      if (ctx.state.reads) context.routing = operationRouting(ctx.state.reads, ctx.state.em);
       return context;
     },
   } as never) as unknown as AppMiddleware;

@@ -1,3 +1,4 @@
+import { setUnitOfWorkCaller } from '../database-limits';
 import { UnauthenticatedError } from '../errors';
 import { loadCaller } from '../services/caller.service';
 import type { CallerCache } from '../services/caller-cache';
@@ -42,6 +43,8 @@ export async function verifyRequest(ctx: AppContext, verifier: TokenVerifier): P
  */
 export async function identifyCaller(ctx: AppContext, token: VerifiedToken, callers: CallerCache): Promise<void> {
   ctx.state.caller = await refusing(ctx, () => callers.get(token.sub, () => loadCaller(ctx.state.em, token)));
+  // Its commits are now this caller's (read-your-writes, src/replicas.ts).
+  setUnitOfWorkCaller(ctx.state.caller.userId);
 }
 
 /**

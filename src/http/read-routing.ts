@@ -1,5 +1,5 @@
 import { BadRequestError } from '../errors';
-import { committedHere } from '../database-limits';
+import { writesHere } from '../database-limits';
 import { parseLsn, replicaFault, type ReadRoute, type ReadRouter } from '../replicas';
 import type { Metrics } from '../metrics';
 import type { AppContext, AppMiddleware } from './state';
@@ -42,16 +42,20 @@ export function readRouting(router: ReadRouter | null, metrics: Metrics): AppMid
     try {
       await next();
     } finally {
-      if (committedHere()) await answerPosition(ctx, router);
+      const writes = writesHere();
+      if (writes) await answerPosition(ctx, router, writes.told);
     }
   };
 }
 
-async function answerPosition(ctx: AppContext, router: ReadRouter): Promise<void> {
+async function answerPosition(ctx: AppContext, router: ReadRouter, told: boolean): Promise<void> {
+  const userId = ctx.state.caller?.userId ?? null;
   try {
-    ctx.set(CONSISTENCY_HEADER, await router.afterWrite(ctx.state.em, ctx.state.caller?.userId ?? null));
+    ctx.set(CONSISTENCY_HEADER, await router.afterWrite(ctx.state.em, userId, told));
   } catch (err) {
-    ctx.state.log.warn({ err }, 'the position of a committed write could not be read: its caller\'s next reads may miss it on a replica');
+    // The primary failed right after the commit: this instance sends the caller's reads there for the window.
+    if (userId) router.lostWrite(userId);
+    ctx.state.log.warn({ err }, 'the position of a committed write could not be read: no X-Consistency-Token on its answer');
   }
 }
 

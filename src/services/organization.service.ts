@@ -87,9 +87,9 @@ export class OrganizationService {
     }));
   }
 
-  /** The caller as a user record. */
+  /** The caller as a user record: on the primary, where their rights were read (a replica may not have them yet). */
   async callerView(): Promise<UserView> {
-    return userView(await this.sc.em.findOneOrFail(User, { id: this.sc.caller.userId }));
+    return userView(await (this.sc.primaryEm ?? this.sc.em).findOneOrFail(User, { id: this.sc.caller.userId }));
   }
 
   /** #17: organizations where the caller is Administrator. */

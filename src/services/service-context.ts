@@ -5,7 +5,13 @@ import type { CallerCache } from './caller-cache';
 
 /** What a service needs for one request: the request's entity manager and the authenticated caller. */
 export interface ServiceContext {
+  /** Where the request reads: the primary's, or a replica's for read-only work (src/http/read-routing.ts). */
   em: EntityManager;
+  /**
+   * The primary's, whatever `em` is: for the few reads that must agree with the caller's rights, which are read
+   * there (the caller's own user record, of a user created a moment ago). Absent: `em` is the primary's.
+   */
+  primaryEm?: EntityManager;
   caller: Caller;
   config: Config;
   /**

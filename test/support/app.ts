@@ -4,7 +4,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
 import { createApp, listen, type App, type RunningServer } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
-import { closeReplicas, endBusySessions, findSessionSettings, openReplicas } from '../../src/database';
+import { closeReplicas, endBusySessions, findSessionSettings, openReplicas, primaryRole, type ReplicaEndpoint } from '../../src/database';
 import { createLogger } from '../../src/logger';
 import { shutDown } from '../../src/shutdown';
 import { createDatabaseFrom, dropDatabase } from './databases';
@@ -79,8 +79,8 @@ export interface TestApp {
   app: App;
   server: RunningServer;
   queries: QueryCounter;
-  /** Its read replicas' request pools (DATABASE_REPLICA_URLS), in order. */
-  replicas: MikroORM[];
+  /** Its read replicas (DATABASE_REPLICA_URLS), in order. */
+  replicas: ReplicaEndpoint[];
   close(): Promise<void>;
 }
 
@@ -144,7 +144,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
   const directUrl = config.databaseDirectUrl ?? url;
   const log = createLogger(config, logTo);
   const sessionSettings = await findSessionSettings(url, config.database, log);
-  const orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings));
+  const orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings, primaryRole(config)));
   const replicas = await openReplicas(config, log);
   const app = await createApp({ config, orm, log, database: { url, directUrl, sessionSettings, replicas } });
   beforeListen?.(app);
@@ -163,7 +163,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
     app,
     server,
     queries: new QueryCounter(orm),
-    replicas: replicas.map((r) => r.orm),
+    replicas,
     // The service's own shutdown, without a grace period: a request a test left blocked is ended at 1.5 s.
     close: async () => {
       await shutDown({
