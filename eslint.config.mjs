@@ -14,9 +14,9 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
-  // The IDE page's script runs in the browser, over the UMD globals of React, GraphiQL and graphql-ws (src/graphql/ide).
+  // The IDE page's script runs in the browser, over the UMD globals of React, GraphiQL and graphql-ws (src/platform/graphql/ide).
   {
-    files: ['src/graphql/ide/browser/**/*.js'],
+    files: ['src/platform/graphql/ide/browser/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser, React: 'readonly', ReactDOM: 'readonly', GraphiQL: 'readonly', graphqlWs: 'readonly' } },
   },
   // Written by `npm run codegen`, which opens each file with a blanket eslint-disable.

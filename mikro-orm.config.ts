@@ -2,23 +2,23 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { ENTITIES } from './src/entities';
+import { ENTITIES } from './src/modules/entities';
 import { MIGRATIONS } from './src/migrations';
-import type { DatabaseLimits } from './src/config';
-import { PRIMARY, poolOptions, type PoolRole, type SessionSettings } from './src/database-limits';
+import type { DatabaseLimits } from './src/platform/config';
+import { PRIMARY, poolOptions, type PoolRole, type SessionSettings } from './src/platform/database/limits';
 
 /**
  * application_name of this process's database sessions (unique per process, across hosts): how the
- * shutdown finds the sessions it ends (src/database.ts), and how an operator tells instances apart.
+ * shutdown finds the sessions it ends (src/platform/database/database.ts), and how an operator tells instances apart.
  */
 export const SESSION_NAME = `tender-bff ${process.pid} ${randomBytes(4).toString('hex')}`;
 
 /**
  * The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here.
  * `limits` bounds every wait of the request pool; leave it out for migrations and maintenance commands.
- * `sessionSettings` says where the request pool's server settings go (src/database-limits.ts): in the startup
+ * `sessionSettings` says where the request pool's server settings go (src/platform/database/limits.ts): in the startup
  * packet on a connection to PostgreSQL itself, after each BEGIN through a transaction pooler. `role` says what
- * the pool's commits mean for read-your-writes (src/database-limits.ts): the primary's, or a replica's.
+ * the pool's commits mean for read-your-writes (src/platform/database/limits.ts): the primary's, or a replica's.
  */
 export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup', role: PoolRole = PRIMARY): Options {
   const waits = poolOptions(limits, sessionSettings, role);
@@ -37,7 +37,7 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, l
       silent: true,
       tableName: 'mikro_orm_migrations',
     },
-    // rate_limit belongs to rate-limiter-flexible (src/rate-limiters.ts), service_secret to file-url.ts's SQL,
+    // rate_limit belongs to rate-limiter-flexible (src/platform/http/rate-limiters.ts), service_secret to file-url.ts's SQL,
     // the *_statistics tables to the triggers of Migration20261220000000_statistics.
     schemaGenerator: { skipTables: ['rate_limit', 'service_secret', 'document_statistics', 'template_statistics', 'project_statistics'] },
     pool: waits.pool,

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { withScratchDatabase } from './support';
 import { createApp, listen } from '../src/app';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 
 /**

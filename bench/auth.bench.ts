@@ -3,14 +3,14 @@ import { withScratchDatabase } from './support';
 import { performance } from 'node:perf_hooks';
 import Router from '@koa/router';
 import { createApp, listen } from '../src/app';
-import { loadConfig } from '../src/config';
-import { authenticate } from '../src/http/auth.middleware';
-import type { AppState } from '../src/http/state';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/platform/config';
+import { authenticate } from '../src/platform/http/auth.middleware';
+import type { AppState } from '../src/platform/http/state';
+import { createLogger } from '../src/platform/logger';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
-import { loadCaller } from '../src/services/caller.service';
-import { CallerCache } from '../src/services/caller-cache';
-import { TokenVerifier } from '../src/services/token-verifier';
+import { loadCaller } from '../src/modules/identity/caller.service';
+import { CallerCache } from '../src/modules/identity/caller-cache';
+import { TokenVerifier } from '../src/modules/identity/token-verifier';
 
 /**
  * Added latency of authentication per request. Starts the whole service on an ephemeral loopback port

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
 import pg from 'pg';
-import { toRest } from '../src/rest/serialize';
-import { pgArray, PROJECT_STATISTICS_SQL, projectStatisticsView, type ProjectStatsRow } from '../src/services/statistics.service';
+import { toRest } from '../src/platform/rest/serialize';
+import { pgArray, PROJECT_STATISTICS_SQL, projectStatisticsView, type ProjectStatsRow } from '../src/modules/statistics/statistics.service';
 
 /**
  * The floor the REST statistics operation (#5) is measured against: node:http and a pg pool running the

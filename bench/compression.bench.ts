@@ -3,12 +3,12 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { withScratchDatabase } from './support';
 import { createApp, listen } from '../src/app';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 
 /**
- * Bytes on the wire with and without compression (src/http/caching.ts) for the largest answers: the OpenAPI
+ * Bytes on the wire with and without compression (src/platform/http/caching.ts) for the largest answers: the OpenAPI
  * document, the reference page's script, and the largest REST and GraphQL answers on the demo data (the
  * largest of a list of candidates, found by fetching them all). For each, ROUNDS sequential requests per
  * coding give the median time to the last byte, which includes the compression itself.

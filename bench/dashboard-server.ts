@@ -3,8 +3,8 @@ import v8 from 'node:v8';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config';
 import { createApp, listen } from '../src/app';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
 
 /**
  * The service as `npm start` runs it (src/app.ts, production configuration), in a process of its own so that

@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ARCHITECT, median, withScratchDatabase } from './support';
 import { createApp, listen } from '../src/app';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
-import { LevelingService } from '../src/services/leveling.service';
+import { LevelingService } from '../src/modules/leveling/leveling.service';
 import { BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
 
 /**

@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import Router from '@koa/router';
 import { Redis } from 'ioredis';
 import { createApp, listen } from '../src/app';
-import { loadConfig, type RateLimitStore } from '../src/config';
-import type { AppState } from '../src/http/state';
-import { createLogger } from '../src/logger';
-import { createRateLimiters } from '../src/rate-limiters';
+import { loadConfig, type RateLimitStore } from '../src/platform/config';
+import type { AppState } from '../src/platform/http/state';
+import { createLogger } from '../src/platform/logger';
+import { createRateLimiters } from '../src/platform/http/rate-limiters';
 import { withScratchDatabase } from './support';
 
 /**

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { createApp, listen } from '../src/app';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 import { withScratchDatabase } from './support';
 

@@ -2,51 +2,51 @@ import http from 'node:http';
 import Koa from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Config } from './config';
-import { acceptsLogin, probePool, type DatabaseRoutes } from './database';
-import { compression, conditionalGet, entityTags, serializeJsonOnce } from './http/caching';
-import { answerClientErrors } from './http/client-error';
-import { corsMiddleware } from './http/cors.middleware';
-import { errorsMiddleware } from './http/errors.middleware';
-import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './http/lifecycle';
-import { httpMetrics, metricsRoutes, metricsServer } from './http/metrics';
-import { rateLimit } from './http/rate-limit.middleware';
-import { requestContext } from './http/request-context.middleware';
-import type { AppState } from './http/state';
-import { authRoutes } from './rest/auth.routes';
-import { fileRoutes } from './rest/files.routes';
-import { Readiness } from './http/readiness';
-import { healthRoutes } from './rest/health.routes';
-import { restRoutes } from './rest';
-import { createRateLimiters } from './rate-limiters';
-import { sharedDownloadUrlSecret } from './services/file-url';
-import { IdentityProviderService } from './services/identity-provider.service';
-import { LoginThrottle } from './services/login-throttle';
-import { TokenVerifier } from './services/token-verifier';
-import { GRAPHQL_LIMITS, graphqlProtection, graphqlRoutes } from './graphql/server';
-import { graphqlSchema } from './graphql/schema';
-import { ChangeFeed } from './graphql/subscriptions/feed';
-import { createSubscriptionServer, type SubscriptionServer } from './graphql/subscriptions/websocket';
-import { ChangeListener } from './events/change-listener';
-import { readRouting } from './http/read-routing';
-import { CLUSTER_SQL, ReadRouter } from './replicas';
-import { CallerCache } from './services/caller-cache';
-import { Metrics } from './metrics';
+import type { Config } from './platform/config';
+import { acceptsLogin, probePool, type DatabaseRoutes } from './platform/database/database';
+import { compression, conditionalGet, entityTags, serializeJsonOnce } from './platform/http/caching';
+import { answerClientErrors } from './platform/http/client-error';
+import { corsMiddleware } from './platform/http/cors.middleware';
+import { errorsMiddleware } from './platform/http/errors.middleware';
+import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './platform/http/lifecycle';
+import { httpMetrics, metricsRoutes, metricsServer } from './platform/http/metrics';
+import { rateLimit } from './platform/http/rate-limit.middleware';
+import { requestContext } from './platform/http/request-context.middleware';
+import type { AppState } from './platform/http/state';
+import { authRoutes } from './modules/identity/auth.routes';
+import { fileRoutes } from './modules/documents/files.routes';
+import { Readiness } from './platform/http/readiness';
+import { healthRoutes } from './platform/http/health.routes';
+import { restRoutes } from './modules/rest';
+import { createRateLimiters } from './platform/http/rate-limiters';
+import { sharedDownloadUrlSecret } from './modules/documents/file-url';
+import { IdentityProviderService } from './modules/identity/identity-provider.service';
+import { LoginThrottle } from './modules/identity/login-throttle';
+import { TokenVerifier } from './modules/identity/token-verifier';
+import { GRAPHQL_LIMITS, graphqlProtection, graphqlRoutes } from './platform/graphql/server';
+import { graphqlSchema } from './modules/schema';
+import { ChangeFeed } from './modules/changes/feed';
+import { createSubscriptionServer, type SubscriptionServer } from './modules/changes/websocket';
+import { ChangeListener } from './platform/events/change-listener';
+import { readRouting } from './platform/http/read-routing';
+import { CLUSTER_SQL, ReadRouter } from './platform/database/replicas';
+import { CallerCache } from './modules/identity/caller-cache';
+import { Metrics } from './platform/metrics';
 
 export interface AppDeps {
   config: Config;
   orm: MikroORM;
   log: Logger;
-  /** How the database is reached (src/database.ts); default: the ORM's URL, PostgreSQL itself, for everything. */
+  /** How the database is reached (src/platform/database/database.ts); default: the ORM's URL, PostgreSQL itself, for everything. */
   database?: DatabaseRoutes;
 }
 
 export interface App {
   koa: Koa<AppState>;
   config: Config;
-  /** What /metrics exposes (src/metrics.ts). */
+  /** What /metrics exposes (src/platform/metrics.ts). */
   metrics: Metrics;
-  /** Set when a shutdown begins (src/shutdown.ts); read by readiness and the connection middleware. */
+  /** Set when a shutdown begins (src/platform/shutdown.ts); read by readiness and the connection middleware. */
   lifecycle: Lifecycle;
   /** GraphQL subscriptions over WebSocket: takes the HTTP server's upgrades (listen), closes its sockets. */
   subscriptions: SubscriptionServer;
@@ -107,7 +107,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(readRouting(router, metrics));
   // Changes by anyone, from the database's notifications, to this instance's subscribers (docs/subscriptions.md).
   const feed = new ChangeFeed(orm, config, log, metrics);
-  // Behind a transaction pooler, readiness's select 1 goes straight to PostgreSQL (src/http/readiness.ts).
+  // Behind a transaction pooler, readiness's select 1 goes straight to PostgreSQL (src/platform/http/readiness.ts).
   const pooled = database.sessionSettings === 'transaction' && database.directUrl !== database.url;
   const directProbes = pooled ? probePool(database.directUrl, config.readinessTimeoutMs, 1) : null;
   const databaseAnswers = directProbes
@@ -129,10 +129,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
     onWrite: router ? (payload) => router.heardWrite(payload) : undefined,
     onResumed: () => void feed.resync(),
     onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
-    // Callers are kept only while every authorization change is heard (src/services/caller-cache.ts).
+    // Callers are kept only while every authorization change is heard (src/modules/identity/caller-cache.ts).
     onHearing: (hearing) => {
       callers.setListening(hearing);
-      // Writes of other instances are known only while it hears (src/replicas.ts).
+      // Writes of other instances are known only while it hears (src/platform/database/replicas.ts).
       router?.setHearing(hearing);
       metrics.changeListenerHearing.set(hearing ? 1 : 0);
     },
@@ -183,7 +183,7 @@ export interface RunningServer {
   metricsUrl: string | null;
   /**
    * Stops accepting connections and closes the idle ones; resolves once the last connection has ended
-   * (in-flight requests finish). The shutdown sequence around it is src/shutdown.ts.
+   * (in-flight requests finish). The shutdown sequence around it is src/platform/shutdown.ts.
    */
   close(): Promise<void>;
 }

@@ -1,11 +1,11 @@
 /** Entry point of `npm start`: database (embedded by default), demo data, HTTP server, clean shutdown. */
 import 'reflect-metadata';
 import { createApp, listen } from './app';
-import { ConfigError, loadConfig, readEnvFile, type Config } from './config';
-import { openDatabase } from './database';
-import { createLogger } from './logger';
+import { ConfigError, loadConfig, readEnvFile, type Config } from './platform/config';
+import { openDatabase } from './platform/database/database';
+import { createLogger } from './platform/logger';
 import { loadDemoData } from './seed/demo-data';
-import { shutDown } from './shutdown';
+import { shutDown } from './platform/shutdown';
 
 function readConfig(): Config {
   try {

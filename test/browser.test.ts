@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
-import { dashboardQuery } from '../src/graphql/ide';
+import { dashboardQuery } from '../src/platform/graphql/ide';
 import { DEMO_IDS, DEMO_PASSWORD } from '../src/seed/demo-data';
 import { queryRows } from './support/databases';
 import { startTestApp, type TestApp } from './support/app';

@@ -1,5 +1,5 @@
-import { ChangeListener } from '../src/events/change-listener';
-import { createLogger } from '../src/logger';
+import { ChangeListener } from '../src/platform/events/change-listener';
+import { createLogger } from '../src/platform/logger';
 import { freshDatabase } from './support/app';
 import { queryRows } from './support/databases';
 import { eventually } from './support/subscriptions';

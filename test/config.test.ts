@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadConfig } from '../src/platform/config';
 
 describe('configuration', () => {
   it('has working defaults for development', () => {

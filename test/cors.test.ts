@@ -1,7 +1,7 @@
-import { ConfigError, loadConfig } from '../src/config';
-import { CORS_MAX_AGE_SECONDS, allowedOrigin } from '../src/http/cors.middleware';
-import { ALL_ROUTES } from '../src/rest';
-import { routePaths } from '../src/rest/mount';
+import { ConfigError, loadConfig } from '../src/platform/config';
+import { CORS_MAX_AGE_SECONDS, allowedOrigin } from '../src/platform/http/cors.middleware';
+import { ALL_ROUTES } from '../src/modules/rest';
+import { routePaths } from '../src/platform/rest/mount';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor, tokenRequest } from './support/auth';

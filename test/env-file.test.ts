@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, readEnvFile } from '../src/config';
+import { loadConfig, readEnvFile } from '../src/platform/config';
 
 let dir: string;
 beforeAll(() => {
@@ -49,7 +49,7 @@ describe('a .env file', () => {
 
 describe('.env.example', () => {
   it('lists every variable the configuration reads, so that a copy of it is a complete .env', () => {
-    const source = readFileSync(path.join(__dirname, '../src/config.ts'), 'utf8');
+    const source = readFileSync(path.join(__dirname, '../src/platform/config.ts'), 'utf8');
     const read = new Set([...source.matchAll(/\(env, '([A-Z_]+)'|env\.([A-Z_]+)/g)].map((m) => m[1] ?? m[2]));
     expect(read.size).toBeGreaterThan(40);
     const example = readFileSync(path.join(__dirname, '../.env.example'), 'utf8');

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import net from 'node:net';
 import Router from '@koa/router';
-import { ConflictError, NotFoundError, ValidationError } from '../src/errors';
-import { jsonBody } from '../src/http/body.middleware';
-import type { AppState } from '../src/http/state';
+import { ConflictError, NotFoundError, ValidationError } from '../src/platform/errors';
+import { jsonBody } from '../src/platform/http/body.middleware';
+import type { AppState } from '../src/platform/http/state';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { request } from './support/http';

@@ -1,5 +1,5 @@
 import { getIntrospectionQuery } from 'graphql';
-import { SUBSCRIPTION_EXAMPLE, dashboardQuery } from '../src/graphql/ide';
+import { SUBSCRIPTION_EXAMPLE, dashboardQuery } from '../src/platform/graphql/ide';
 import { startAppOn, startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { DEMO_IDS } from '../src/seed/demo-data';
-import { operationSlots } from '../src/graphql/operation-slots';
-import type { AppMiddleware } from '../src/http/state';
+import { operationSlots } from '../src/platform/graphql/operation-slots';
+import type { AppMiddleware } from '../src/platform/http/state';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';

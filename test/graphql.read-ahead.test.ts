@@ -1,4 +1,4 @@
-import { readAheadLoader } from '../src/graphql/loaders';
+import { readAheadLoader } from '../src/platform/graphql/loaders';
 
 /** A batch function that records the keys it was asked for and answers `value:<key>` for each. */
 function recordingBatch() {
@@ -10,7 +10,7 @@ function recordingBatch() {
   return { asked, batch };
 }
 
-describe('readAheadLoader (a level read ahead by the level above, src/graphql/loaders.ts)', () => {
+describe('readAheadLoader (a level read ahead by the level above, src/platform/graphql/loaders.ts)', () => {
   it('answers offered keys from the offered statement and asks its own batch only for the others', async () => {
     const { asked, batch } = recordingBatch();
     const loader = readAheadLoader<string | null>(batch, null);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
-import { graphqlSchema } from '../src/graphql/schema';
+import { graphqlSchema } from '../src/modules/schema';
 
 describe('schema.graphql', () => {
   it('is the schema the code builds (run `npm run schema:print` after a schema change)', async () => {

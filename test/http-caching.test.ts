@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DEMO_IDS } from '../src/seed/demo-data';
-import { signedFileUrl } from '../src/services/file-url';
+import { signedFileUrl } from '../src/modules/documents/file-url';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { rawRequest, type RawResponse } from './support/http';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO_IDS } from '../src/seed/demo-data';
-import { ANONYMOUS_OPERATION, MAX_OPERATION_NAMES, Metrics, OTHER_OPERATION, UNKNOWN_OPERATION, UNMATCHED_ROUTE } from '../src/metrics';
-import { loadConfig } from '../src/config';
+import { ANONYMOUS_OPERATION, MAX_OPERATION_NAMES, Metrics, OTHER_OPERATION, UNKNOWN_OPERATION, UNMATCHED_ROUTE } from '../src/platform/metrics';
+import { loadConfig } from '../src/platform/config';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor, tokenRequest } from './support/auth';
 import { gql } from './support/graphql';

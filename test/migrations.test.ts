@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import pg from 'pg';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config';
-import { CHANGE_CHANNEL } from '../src/events/change-event';
+import { CHANGE_CHANNEL } from '../src/platform/events/change-event';
 import { MIGRATIONS } from '../src/migrations';
 import { loadDemoData } from '../src/seed/demo-data';
 import { createDatabaseFrom, dropDatabase } from './support/databases';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { loadConfig } from '../src/config';
-import { ALL_ROUTES, openApiDocument } from '../src/rest';
-import { routePaths } from '../src/rest/mount';
-import { expandOptional, toOpenApiPath } from '../src/rest/openapi';
+import { loadConfig } from '../src/platform/config';
+import { ALL_ROUTES, openApiDocument } from '../src/modules/rest';
+import { routePaths } from '../src/platform/rest/mount';
+import { expandOptional, toOpenApiPath } from '../src/platform/rest/openapi';
 import { startTestApp, type TestApp } from './support/app';
 import { request } from './support/http';
 import { assertDocumentedResponse, OPENAPI_FILE } from './support/openapi-responses';

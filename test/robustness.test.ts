@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
-import { ALL_ROUTES } from '../src/rest';
-import { routePaths } from '../src/rest/mount';
+import { ALL_ROUTES } from '../src/modules/rest';
+import { routePaths } from '../src/platform/rest/mount';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor, tokenRequest } from './support/auth';
 import { gql } from './support/graphql';

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config';
 import { DEMO_IDS, DEMO_SIRETS, loadDemoData } from '../src/seed/demo-data';
-import { verifyPassword } from '../src/services/password';
-import { normalizeKey } from '../src/services/text';
+import { verifyPassword } from '../src/modules/identity/password';
+import { normalizeKey } from '../src/platform/values/text';
 import { freshDatabase } from './support/app';
 
 // The run's template database was seeded once by the global setup; this file works on a copy of it.

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import Router from '@koa/router';
-import type { AppState } from '../src/http/state';
-import { createLogger } from '../src/logger';
-import { shutDown } from '../src/shutdown';
+import type { AppState } from '../src/platform/http/state';
+import { createLogger } from '../src/platform/logger';
+import { shutDown } from '../src/platform/shutdown';
 import { startTestApp, type TestApp } from './support/app';
 import { request } from './support/http';
 
@@ -33,7 +33,7 @@ describe('graceful shutdown', () => {
   });
 });
 
-describe('shutdown sequence (src/shutdown.ts)', () => {
+describe('shutdown sequence (src/platform/shutdown.ts)', () => {
   it('cuts, at SHUTDOWN_TIMEOUT_MS, a connection whose request never completes (a client that stops sending its body), and reports it', async () => {
     const t = await startTestApp();
     try {

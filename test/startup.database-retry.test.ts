@@ -1,6 +1,6 @@
 import pino from 'pino';
-import { loadConfig } from '../src/config';
-import { openDatabase } from '../src/database';
+import { loadConfig } from '../src/platform/config';
+import { openDatabase } from '../src/platform/database/database';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
 import { freePort } from './support/ports';
 

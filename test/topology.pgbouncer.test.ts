@@ -9,8 +9,8 @@ import { startOwnCluster, type OwnCluster } from './support/own-cluster';
 import { pgbouncerMissing, startPgBouncer, type PgBouncer } from './support/pgbouncer';
 import { eventually, subscribe, wsClient, type TestWsClient } from './support/subscriptions';
 import { answerFirstDocumentWithSql } from './support/tender-builder';
-import { loadConfig } from '../src/config';
-import { probeSessionSettings, withDatabase } from '../src/database';
+import { loadConfig } from '../src/platform/config';
+import { probeSessionSettings, withDatabase } from '../src/platform/database/database';
 
 /**
  * The service behind a PgBouncer in transaction mode (issue 21, README "Scale out"): Debian's pgbouncer, started

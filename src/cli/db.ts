@@ -5,11 +5,11 @@
  * signed before keep verifying until they expire, and running services pick the key up on its first use).
  */
 import 'reflect-metadata';
-import { loadConfig, readEnvFile } from '../config';
-import { openDatabase } from '../database';
+import { loadConfig, readEnvFile } from '../platform/config';
+import { openDatabase } from '../platform/database/database';
 import { loadDemoData } from '../seed/demo-data';
-import { createLogger } from '../logger';
-import { IdentityProviderService } from '../services/identity-provider.service';
+import { createLogger } from '../platform/logger';
+import { IdentityProviderService } from '../modules/identity/identity-provider.service';
 
 const COMMANDS = ['migrate', 'seed', 'migration:create', 'rotate-signing-key'];
 

@@ -6,8 +6,8 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config';
-import { openApiDocument } from '../rest';
+import { loadConfig } from '../platform/config';
+import { openApiDocument } from '../modules/rest';
 
 export const OPENAPI_FILE = path.resolve(__dirname, process.env.OPENAPI_FILE ?? '../../../openapi.json');
 

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
-import { graphqlSchema } from '../graphql/schema';
+import { graphqlSchema } from '../modules/schema';
 
 export const SCHEMA_FILE = path.resolve(__dirname, '../../../schema.graphql');
 

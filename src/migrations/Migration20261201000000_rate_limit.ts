@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The counters of rate-limiter-flexible's PostgreSQL store (src/rate-limiters.ts), with the columns that
+ * The counters of rate-limiter-flexible's PostgreSQL store (src/platform/http/rate-limiters.ts), with the columns that
  * library reads and writes; it runs with `tableCreated: true` and never creates tables itself. Unlogged:
  * counters need no crash safety or replication, and skipping the WAL makes each request's upsert cheaper
  * (a crash empties the table, which only resets the counts).

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Secrets every instance of the service must share, created once in the database they share (the first
- * instance to start inserts it; src/services/file-url.ts): the key that signs download URLs, so that a URL
+ * instance to start inserts it; src/modules/documents/file-url.ts): the key that signs download URLs, so that a URL
  * one instance signed verifies on any other (docs/decisions.md, "Several instances").
  */
 export class Migration20261210000000_service_secret extends Migration {

@@ -14,10 +14,10 @@ import {
   TradeCategoryMapping, TradeList, TradeListTrade, TradeMappingSource, User, UserPartnerRole, VersionStatus,
   type ConstructionType, type OrganizationAddress, type ProjectOptionalDates, type ProjectScopes,
   type ProjectSiteAddress, type ResponseType,
-} from '../entities';
-import type { Caller } from '../services/caller';
-import { hashPassword } from '../services/password';
-import { normalizeKey } from '../services/text';
+} from '../modules/entities';
+import type { Caller } from '../modules/identity/caller';
+import { hashPassword } from '../modules/identity/password';
+import { normalizeKey } from '../platform/values/text';
 
 // ---------------------------------------------------------------------------------------------------------
 // Identifiers

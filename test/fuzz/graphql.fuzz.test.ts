@@ -3,7 +3,7 @@ import {
   getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLObjectType, type GraphQLSchema,
 } from 'graphql';
-import { graphqlSchema } from '../../src/graphql/schema';
+import { graphqlSchema } from '../../src/modules/schema';
 import { DEMO_IDS } from '../../src/seed/demo-data';
 import { startTestApp, type TestApp } from '../support/app';
 import { tokenFor } from '../support/auth';

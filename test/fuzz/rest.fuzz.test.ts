@@ -2,7 +2,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../../src/seed/demo-data';
-import { signedFileUrl } from '../../src/services/file-url';
+import { signedFileUrl } from '../../src/modules/documents/file-url';
 import { startTestApp, type TestApp } from '../support/app';
 import { tokenFor } from '../support/auth';
 import { INTERNALS, leakIn } from '../support/leaks';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../../src/seed/demo-data';
-import { StatisticsService } from '../../src/services/statistics.service';
+import { StatisticsService } from '../../src/modules/statistics/statistics.service';
 import { startTestApp, type TestApp } from '../support/app';
 import { maintainedOfferVersions, oracleOfferVersions, oracleProjectStatistics, oracleTemplateStats } from '../support/statistics-oracle';
 

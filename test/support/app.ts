@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
 import { createApp, listen, type App, type RunningServer } from '../../src/app';
-import { loadConfig, type Config } from '../../src/config';
-import { closeReplicas, endBusySessions, findSessionSettings, openReplicas, primaryRole, type ReplicaEndpoint } from '../../src/database';
-import { createLogger } from '../../src/logger';
-import { shutDown } from '../../src/shutdown';
+import { loadConfig, type Config } from '../../src/platform/config';
+import { closeReplicas, endBusySessions, findSessionSettings, openReplicas, primaryRole, type ReplicaEndpoint } from '../../src/platform/database/database';
+import { createLogger } from '../../src/platform/logger';
+import { shutDown } from '../../src/platform/shutdown';
 import { createDatabaseFrom, dropDatabase } from './databases';
 
 /** A fresh database of the run: a copy of the migrated, seeded template. */
@@ -140,7 +140,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
   const routed = throughRunPooler(databaseUrl, env);
   const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...UNLIMITED_IN_TESTS, ...env, ...routed });
   const url = config.databaseUrl!;
-  // As openDatabase finds them (src/database.ts), without the migrations: the run's template has them.
+  // As openDatabase finds them (src/platform/database/database.ts), without the migrations: the run's template has them.
   const directUrl = config.databaseDirectUrl ?? url;
   const log = createLogger(config, logTo);
   const sessionSettings = await findSessionSettings(url, config.database, log);

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { adminQuery, withDatabase } from '../../src/database';
+import { adminQuery, withDatabase } from '../../src/platform/database/database';
 
 export { adminQuery };
 

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
-import { startEmbeddedCluster, withDatabase } from '../../src/database';
+import { startEmbeddedCluster, withDatabase } from '../../src/platform/database/database';
 import { loadDemoData } from '../../src/seed/demo-data';
 import { RUN_DB_PREFIX, adminQuery, sweepOldRunDatabases } from './databases';
 import { startPgBouncer } from './pgbouncer';

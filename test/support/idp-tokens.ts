@@ -1,6 +1,6 @@
 import { SignJWT, decodeJwt, decodeProtectedHeader, importJWK, type JWK, type JWTPayload } from 'jose';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { SigningKey } from '../../src/entities';
+import { SigningKey } from '../../src/modules/entities';
 
 /**
  * Re-signs a real token of the development provider with the provider's own stored key after changing

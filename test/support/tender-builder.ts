@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Contractor, Document, DocumentVersion, ProjectTrade, Template, VersionStatus, type Intention } from '../../src/entities';
+import { Contractor, Document, DocumentVersion, ProjectTrade, Template, VersionStatus, type Intention } from '../../src/modules/entities';
 import { DEMO_IDS } from '../../src/seed/demo-data';
 import type { TestApp } from './app';
 import { queryRows } from './databases';

@@ -1,0 +1,301 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import {
+  GraphQLError, createSourceEventStream, execute, getOperationAST, parse, specifiedRules, validate,
+  type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type ValidationRule,
+} from 'graphql';
+import { CloseCode, type Context as WsContext } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Config } from '../../platform/config';
+import { ForbiddenError, RetryLaterError, UnauthenticatedError, toAppError } from '../../platform/errors';
+import type { Lifecycle } from '../../platform/http/lifecycle';
+import type { Metrics } from '../../platform/metrics';
+import type { Quota } from '../../platform/http/rate-limiters';
+import { loadCaller } from '../identity/caller.service';
+import type { TokenVerifier, VerifiedToken } from '../identity/token-verifier';
+import type { ServiceContext } from '../../platform/service-context';
+import { classifyGraphQLError, formatError } from '../../platform/graphql/errors';
+import { CLOSE_FORBIDDEN, type ChangeFeed, type SubscriberConnection, type Update } from './feed';
+
+/**
+ * What a subscription's `subscribe` gets: the connection's caller, the feed to register with. Kept for the life of
+ * the subscription, so it holds no entity manager of its own: `serviceContext()` makes one for the start's checks.
+ */
+export interface SubscriptionContext {
+  feed: ChangeFeed;
+  connection: SubscriberConnection;
+  serviceContext(): ServiceContext;
+}
+
+/** Close codes besides graphql-ws's own (4401 Unauthorized, 4403 Forbidden): retryable overload, and our limits. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
+const CLOSE_GOING_AWAY = 1001;
+export const CLOSE_TOO_MANY = 4429;
+
+/** The longest a timer may wait in Node (24.8 days); a token valid for longer is closed then, and reconnects. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A WebSocket message holds one GraphQL operation: the HTTP body's bound is far above what that needs. */
+const MAX_MESSAGE_BYTES = 256 * 1024;
+
+/** A close reason is at most 123 bytes. */
+const reason = (text: string) => (Buffer.byteLength(text) <= 123 ? text : `${Buffer.from(text).subarray(0, 120).toString().replace(/\uFFFD+$/, '')}...`);
+
+/** Per connection: who, and what ends with it. */
+interface ConnectionState {
+  connection: SubscriberConnection;
+  token: VerifiedToken;
+  openedAt: number;
+  expiry: NodeJS.Timeout;
+}
+
+type Extra = { socket: WebSocket; request: IncomingMessage; state?: ConnectionState };
+type Params = Record<string, unknown> | undefined;
+type Ctx = WsContext<Params, Extra>;
+
+export interface SubscriptionServerDeps {
+  config: Config;
+  orm: MikroORM;
+  log: Logger;
+  metrics: Metrics;
+  verifier: TokenVerifier;
+  feed: ChangeFeed;
+  lifecycle: Lifecycle;
+  schema: GraphQLSchema;
+  /** Validation rules of HTTP's GraphQL (depth, cost, aliases...), applied alike. */
+  validationRules: readonly ValidationRule[];
+  maxTokens: number;
+  /** Requests per caller: opening a connection counts as one. */
+  quota: Quota;
+  /** The client address of a request, as Koa computes it for HTTP (TRUST_PROXY). */
+  clientIp(request: IncomingMessage): string;
+}
+
+export interface SubscriptionServer {
+  /** Takes over an HTTP upgrade request (the http server's 'upgrade' event). */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes every connection (1001 Going Away: clients reconnect, to another instance), waits for them to end. */
+  close(): Promise<void>;
+}
+
+/** Refuses an upgrade with a plain HTTP answer. */
+function refuseUpgrade(socket: Duplex, status: string, headers: Record<string, string> = {}): void {
+  const lines = [`HTTP/1.1 ${status}`, 'Connection: close', 'Content-Length: 0', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n`);
+}
+
+/** The token graphql-ws clients send in `connection_init`: `{ "Authorization": "Bearer <token>" }`, any case. */
+function authorizationOf(params: Record<string, unknown> | undefined): string | undefined {
+  const entry = Object.entries(params ?? {}).find(([name]) => name.toLowerCase() === 'authorization');
+  return typeof entry?.[1] === 'string' ? entry[1] : undefined;
+}
+
+/**
+ * Results of one update's payload by document, operation and variables: subscribers of one group who subscribed
+ * with the same operation get the same change in the same context (feed.ts), hence the same result, executed once.
+ */
+const sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+/** An update's payload, resolved in the update's own context (feed.ts): graphql-js's subscribe, with a context per event. */
+function subscribeWithUpdateContexts(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const operationKey = JSON.stringify([args.document.loc?.source.body ?? null, args.operationName ?? null, args.variableValues ?? null]);
+  const resultOf = (update: Update): Promise<ExecutionResult> => {
+    let byOperation = sharedResults.get(update.change);
+    if (!byOperation) {
+      byOperation = new Map();
+      sharedResults.set(update.change, byOperation);
+    }
+    let result = byOperation.get(operationKey);
+    if (!result || args.document.loc === undefined) {
+      result = Promise.resolve(execute({ ...args, rootValue: update.change, contextValue: update.context }));
+      byOperation.set(operationKey, result);
+    }
+    return result;
+  };
+  return createSourceEventStream(args).then((stream) => {
+    if (!(Symbol.asyncIterator in Object(stream))) return stream as ExecutionResult;
+    const updates = (stream as AsyncIterable<Update>)[Symbol.asyncIterator]();
+    // Not an async generator: its return() would wait for a pending next(), i.e. the next update.
+    const results: AsyncIterableIterator<ExecutionResult> = {
+      next: async () => {
+        const { value, done } = await updates.next();
+        if (done) return { value: undefined, done: true };
+        return { value: await resultOf(value), done: false };
+      },
+      return: async () => {
+        await updates.return?.();
+        return { value: undefined, done: true };
+      },
+      throw: async (err) => {
+        await updates.return?.();
+        throw err;
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    return results;
+  });
+}
+
+/**
+ * GraphQL subscriptions over WebSocket on the HTTP port, path /graphql, in the graphql-ws protocol
+ * (`graphql-transport-ws`, what Apollo Client's GraphQLWsLink and urql speak). docs/subscriptions.md:
+ *
+ * - `connection_init` carries `{ "Authorization": "Bearer <token>" }`, verified as on HTTP (issuer, audience,
+ *   scope, client_ip binding against the upgrade request's address, the Administrator rule). Refusals close the
+ *   socket: 4401 (token refused, do not retry it), 4403 (forbidden; also when the token expires, so that clients
+ *   reconnect with a fresh one), 4429 (too many connections or requests), 1013 (database or identity provider
+ *   unavailable: retry).
+ * - Only subscriptions: queries and mutations go over HTTP. Documents pass the same limits as on HTTP.
+ * - At most SUBSCRIPTIONS_MAX_PER_CONNECTION subscriptions per connection, SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER
+ *   connections per caller on this instance.
+ */
+export function createSubscriptionServer(deps: SubscriptionServerDeps): SubscriptionServer {
+  const { config, orm, log, metrics, verifier, feed, lifecycle, schema } = deps;
+  const limits = config.subscriptions;
+  const rules = [...specifiedRules, ...deps.validationRules];
+  const connectionsByCaller = new Map<string, number>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  let closing: Promise<void> | null = null;
+
+  const refuse = (ctx: Ctx, code: number, message: string, why: string): false => {
+    metrics.subscriptionRefusals.inc({ reason: why });
+    ctx.extra.socket.close(code, reason(message));
+    return false;
+  };
+
+  /** Who connects: the token, then the caller; false (the socket closed with the reason) when refused. */
+  const onConnect = async (ctx: Ctx): Promise<boolean> => {
+    const ip = deps.clientIp(ctx.extra.request);
+    let token: VerifiedToken | null = null;
+    try {
+      token = await verifier.verify(authorizationOf(ctx.connectionParams), ip);
+      await deps.quota.limiter.consume(`sub:${token.sub}`);
+      const caller = await loadCaller(orm.em.fork(), token);
+      const open = connectionsByCaller.get(caller.userId) ?? 0;
+      if (open >= limits.maxConnectionsPerCaller) {
+        return refuse(ctx, CLOSE_TOO_MANY, `Too many subscription connections for this caller (at most ${limits.maxConnectionsPerCaller})`, 'connection_limit');
+      }
+      connectionsByCaller.set(caller.userId, open + 1);
+      metrics.subscriptionConnections.inc();
+      const socket = ctx.extra.socket;
+      const expiresInMs = Number(token.payload.exp) * 1000 + config.auth.clockToleranceSeconds * 1000 - Date.now();
+      ctx.extra.state = {
+        connection: { caller, close: (code, text) => socket.close(code, reason(text)) },
+        token,
+        openedAt: Date.now(),
+        // The token is as good as on HTTP until then; a client reconnects with a fresh one (4403 is retried).
+        expiry: setTimeout(() => refuse(ctx, CLOSE_FORBIDDEN, 'The token has expired: connect again with a fresh token', 'token_expired'),
+          Math.max(0, Math.min(expiresInMs, MAX_TIMER_MS))),
+      };
+      return true;
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        return refuse(ctx, CLOSE_TOO_MANY, `Too many requests: retry in ${Math.max(1, Math.ceil(err.msBeforeNext / 1000))} seconds`, 'rate_limited');
+      }
+      const known = toAppError(err);
+      if (known instanceof UnauthenticatedError) return refuse(ctx, CloseCode.Unauthorized, known.message, 'unauthenticated');
+      if (known instanceof ForbiddenError) return refuse(ctx, CLOSE_FORBIDDEN, known.message, 'forbidden');
+      if (known instanceof RetryLaterError) {
+        log.warn({ err: known.cause ?? known }, 'subscription connection refused: try again later');
+        return refuse(ctx, CLOSE_TRY_AGAIN_LATER, known.message, 'unavailable');
+      }
+      log.error({ err }, 'subscription connection failed');
+      return refuse(ctx, CloseCode.InternalServerError, 'Internal server error', 'error');
+    }
+  };
+
+  /** GraphQL's shape of our errors, as on HTTP (one mapping: src/platform/graphql/errors.ts). */
+  const shape = (errors: readonly GraphQLError[]) => errors.map((error) => {
+    if (classifyGraphQLError(error).kind === 'fault') log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error in a subscription');
+    return formatError(error.toJSON(), error);
+  });
+
+  /** A subscription refused before it runs: the caller's request, BAD_USER_INPUT as every GraphQL limit. */
+  const refusal = (message: string) => [new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } })];
+
+  const server = useServer<Params, { state: ConnectionState }>({
+    schema,
+    onConnect,
+    onSubscribe: (ctx, _id, payload) => {
+      const state = ctx.extra.state!;
+      let document: DocumentNode;
+      try {
+        document = parse(payload.query, { maxTokens: deps.maxTokens });
+      } catch (err) {
+        return err instanceof GraphQLError ? [err] : refusal('The document could not be parsed');
+      }
+      let invalid: readonly GraphQLError[];
+      try {
+        invalid = validate(schema, document, rules);
+      } catch (err) {
+        // graphql-js's SingleFieldSubscriptionsRule evaluates the root fields' `@include`/`@skip` with no variables
+        // and throws on one that names a variable (which the spec no longer allows there): the caller's document.
+        if (!(err instanceof GraphQLError)) throw err;
+        return refusal(`The root field of a subscription cannot depend on a variable (@include, @skip): ${err.message}`);
+      }
+      if (invalid.length) return invalid;
+      const operation = getOperationAST(document, payload.operationName);
+      if (!operation) return refusal('The document must hold one operation, or operationName must name one of them');
+      if (operation.operation !== 'subscription') {
+        return refusal(`Only subscriptions are served over WebSocket: send a ${operation.operation} to /graphql over HTTP`);
+      }
+      if (Object.keys(ctx.subscriptions).length > limits.maxPerConnection) {
+        metrics.subscriptionRefusals.inc({ reason: 'subscription_limit' });
+        return refusal(`Too many subscriptions on this connection (at most ${limits.maxPerConnection}): complete one first`);
+      }
+      const contextValue: SubscriptionContext = {
+        feed,
+        connection: state.connection,
+        serviceContext: () => ({ em: orm.em.fork(), caller: state.connection.caller, config }),
+      };
+      return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+    },
+    subscribe: subscribeWithUpdateContexts,
+    onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? { ...result, errors: shape(result.errors as GraphQLError[]) } : undefined),
+    onError: (_ctx, _id, _payload, errors) => shape(errors),
+    onClose: (ctx, code) => {
+      const state = ctx.extra.state;
+      if (!state) return;
+      clearTimeout(state.expiry);
+      const userId = state.connection.caller.userId;
+      const open = (connectionsByCaller.get(userId) ?? 1) - 1;
+      if (open > 0) connectionsByCaller.set(userId, open);
+      else connectionsByCaller.delete(userId);
+      metrics.subscriptionConnections.dec();
+      log.info({ user_id: userId, code, duration_ms: Date.now() - state.openedAt }, 'subscription connection closed');
+    },
+  }, wss);
+
+  return {
+    handleUpgrade(request, socket, head) {
+      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      if (path !== '/graphql') return refuseUpgrade(socket, '404 Not Found');
+      // The balancer is taking this instance out: a new connection belongs on another one.
+      if (lifecycle.shuttingDown) return refuseUpgrade(socket, '503 Service Unavailable', { 'Retry-After': '5' });
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    },
+    close() {
+      // Once: a shutdown and a test's teardown may both ask.
+      closing ??= (async () => {
+        const sockets = [...wss.clients];
+        const closed = Promise.all(sockets.map((ws) => new Promise<void>((resolve) => {
+          if (ws.readyState === ws.CLOSED) return resolve();
+          ws.once('close', () => resolve());
+        })));
+        for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'The server is shutting down');
+        // A client that does not answer the close frame is cut.
+        const cut = setTimeout(() => sockets.forEach((ws) => ws.terminate()), 1000);
+        await closed;
+        clearTimeout(cut);
+        await server.dispose();
+      })();
+      return closing;
+    },
+  };
+}

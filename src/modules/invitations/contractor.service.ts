@@ -1,0 +1,84 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { NotFoundError } from '../../platform/errors';
+import { rowTime } from '../../platform/database/rows';
+import { isUuid, uuidArraySql } from '../../platform/database/uuid';
+import { PROJECT_DOCUMENTS_FROM } from '../documents/project-documents';
+import type { ServiceContext } from '../../platform/service-context';
+
+/** An entry of an architect organization's contractor directory (#22). */
+export interface ContractorDetailView {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  information: { fiscalNumber: string | null };
+  /** The contractor company (organization of kind CONTRACTOR) this entry is linked to. */
+  companyId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface ContractorRow {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  fiscal_number: string | null;
+  company_id: string | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+const CONTRACTOR_COLUMNS = 'c.id, c.name, c.email, c.phone, c.fiscal_number, c.company_id, c.created_at, c.updated_at';
+
+function contractorFromRow(em: EntityManager, c: ContractorRow): ContractorDetailView {
+  return {
+    id: c.id,
+    name: c.name,
+    email: c.email,
+    phone: c.phone,
+    information: { fiscalNumber: c.fiscal_number },
+    companyId: c.company_id,
+    createdAt: rowTime(em, c.created_at),
+    updatedAt: rowTime(em, c.updated_at),
+  };
+}
+
+/** Directory entries of some organizations by id, in one statement (reads: rows, no entities). */
+export async function contractorsByIds(em: EntityManager, ids: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
+  if (!ids.length || !organizationIds.length) return [];
+  const rows = await em.execute<ContractorRow[]>(`
+    select ${CONTRACTOR_COLUMNS}
+    from contractor c
+    where c.id = any(${uuidArraySql(ids)}) and c.organization_id = any(array[?]::uuid[])`, [organizationIds]);
+  return rows.map((c) => contractorFromRow(em, c));
+}
+
+/**
+ * Directory entries of some organizations invited on the templates of some projects (of those organizations), in
+ * one statement: what the documents of those projects name, read without waiting for the documents.
+ */
+export async function contractorsOfProjects(em: EntityManager, projectIds: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
+  if (!projectIds.length || !organizationIds.length) return [];
+  const rows = await em.execute<ContractorRow[]>(`
+    select ${CONTRACTOR_COLUMNS}
+    from contractor c
+    where c.organization_id = any(array[?]::uuid[]) and c.id in (
+      select d.contractor_id from ${PROJECT_DOCUMENTS_FROM}
+      where t.project_id = any(${uuidArraySql(projectIds)}) and p.organization_id = any(array[?]::uuid[]))`, [organizationIds, organizationIds]);
+  return rows.map((c) => contractorFromRow(em, c));
+}
+
+/** The contractor directory of the caller's current organization. */
+export class ContractorService {
+  constructor(private readonly sc: ServiceContext) {}
+
+  /** #22: an entry of the current organization's directory; any other one is not found. */
+  async get(contractorId: string): Promise<ContractorDetailView> {
+    const [contractor] = isUuid(contractorId)
+      ? await contractorsByIds(this.sc.em, [contractorId.toLowerCase()], [this.sc.caller.currentOrganizationId.toLowerCase()])
+      : [];
+    if (!contractor) throw new NotFoundError('Contractor not found');
+    return contractor;
+  }
+}

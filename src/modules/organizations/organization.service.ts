@@ -1,0 +1,146 @@
+import { NotFoundError } from '../../platform/errors';
+import { Headquarter, Membership, Organization, OrganizationKind, User } from '../entities';
+import { canSeeOrganization } from '../../platform/access';
+import type { ServiceContext } from '../../platform/service-context';
+
+/** A user as the organizations that hold them show them (the same fields wherever a user appears). */
+export interface UserView {
+  id: string;
+  firstName: string;
+  lastName: string;
+  phone: string;
+  mobile: string | null;
+  email: string;
+  isRegistered: boolean;
+}
+
+export interface OrganizationView {
+  id: string;
+  name: string;
+  information: { fiscalNumber: string | null };
+  addresses: { number: string; address: string; zipCode: string; city: string; country: string }[];
+  users: UserView[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface HeadquarterView {
+  id: string;
+  name: string;
+  organizations: { id: string; name: string }[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const userView = (u: User): UserView => ({
+  id: u.id,
+  firstName: u.firstName,
+  lastName: u.lastName,
+  phone: u.phone,
+  mobile: u.mobile ?? null,
+  email: u.email,
+  isRegistered: u.isRegistered,
+});
+
+/** The columns of an `app_user u` a UserView shows, and its row. */
+export const USER_COLUMNS = 'u.id, u.first_name, u.last_name, u.phone, u.mobile, u.email, u.is_registered';
+export interface UserRow {
+  id: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  mobile: string | null;
+  email: string;
+  is_registered: boolean;
+}
+
+export const userFromRow = (r: UserRow): UserView => ({
+  id: r.id,
+  firstName: r.first_name,
+  lastName: r.last_name,
+  phone: r.phone,
+  mobile: r.mobile,
+  email: r.email,
+  isRegistered: r.is_registered,
+});
+
+/** Architect organizations of the caller, their users and headquarters; switching the current one. */
+export class OrganizationService {
+  constructor(private readonly sc: ServiceContext) {}
+
+  /** Organizations by id with their users, in two statements whatever their number. */
+  async views(ids: string[]): Promise<OrganizationView[]> {
+    if (!ids.length) return [];
+    const orgs = await this.sc.em.find(Organization, { id: { $in: ids } }, { orderBy: { name: 'asc', id: 'asc' } });
+    const memberships = await this.sc.em.find(Membership, { organization: { $in: ids } }, {
+      populate: ['user'],
+      orderBy: { user: { lastName: 'asc', firstName: 'asc', id: 'asc' } },
+    });
+    return orgs.map((o) => ({
+      id: o.id,
+      name: o.name,
+      information: { fiscalNumber: o.fiscalNumber ?? null },
+      addresses: o.addresses.map((a) => ({ number: a.number, address: a.address, zipCode: a.zipCode, city: a.city, country: a.country })),
+      users: memberships.filter((m) => m.organization.id === o.id).map((m) => userView(m.user)),
+      createdAt: o.createdAt,
+      updatedAt: o.updatedAt,
+    }));
+  }
+
+  /** The caller as a user record: on the primary, where their rights were read (a replica may not have them yet). */
+  async callerView(): Promise<UserView> {
+    return userView(await (this.sc.primaryEm ?? this.sc.em).findOneOrFail(User, { id: this.sc.caller.userId }));
+  }
+
+  /** #17: organizations where the caller is Administrator. */
+  list(): Promise<OrganizationView[]> {
+    return this.views(this.sc.caller.adminOrganizationIds);
+  }
+
+  /** #20 */
+  async get(id: string): Promise<OrganizationView> {
+    if (!canSeeOrganization(this.sc, id)) throw new NotFoundError('Organization not found');
+    return (await this.views([id]))[0];
+  }
+
+  /** #19: sets the caller's current organization. */
+  async switch(id: string): Promise<OrganizationView> {
+    const organizationId = id.toLowerCase();
+    if (!canSeeOrganization(this.sc, organizationId)) throw new NotFoundError('Organization not found');
+    // In a transaction like every write: behind a pooler its bounds come with the BEGIN (src/platform/database/limits.ts).
+    await this.sc.em.transactional((em) => em.nativeUpdate(User, { id: this.sc.caller.userId }, { currentOrganization: organizationId }));
+    this.sc.caller.currentOrganizationId = organizationId;
+    this.sc.callers?.forget(this.sc.caller.userId);
+    return (await this.views([organizationId]))[0];
+  }
+
+  /** #18: a user of one of the caller's organizations. */
+  async user(userId: string): Promise<UserView & { organizationIds: string[] }> {
+    const memberships = await this.sc.em.find(Membership, {
+      user: userId,
+      organization: { $in: this.sc.caller.adminOrganizationIds },
+    }, { populate: ['user'], orderBy: { organization: { name: 'asc', id: 'asc' } } });
+    if (!memberships.length) throw new NotFoundError('User not found');
+    return { ...userView(memberships[0].user), organizationIds: memberships.map((m) => m.organization.id) };
+  }
+
+  /** #21: the headquarter of one of the caller's organizations, with its visible member organizations. */
+  async headquarterOf(organizationId: string): Promise<HeadquarterView> {
+    if (!canSeeOrganization(this.sc, organizationId)) throw new NotFoundError('Organization not found');
+    const org = await this.sc.em.findOneOrFail(Organization, { id: organizationId }, { populate: ['headquarter'] });
+    if (!org.headquarter) throw new NotFoundError('The organization belongs to no headquarter');
+    const hq = org.headquarter as Headquarter;
+    const members = await this.sc.em.find(Organization, {
+      headquarter: hq.id,
+      kind: OrganizationKind.ARCHITECT,
+      id: { $in: this.sc.caller.adminOrganizationIds },
+    }, { orderBy: { name: 'asc' } });
+    return {
+      id: hq.id,
+      name: hq.name,
+      organizations: members.map((m) => ({ id: m.id, name: m.name })),
+      createdAt: hq.createdAt,
+      updatedAt: hq.updatedAt,
+    };
+  }
+}

@@ -1,0 +1,27 @@
+import { Entity, ManyToOne, Property, type Rel } from '@mikro-orm/core';
+import { LegacyEntity } from '../../platform/database/base.entity';
+import { Project } from '../projects/project.entity';
+import { TradeListTrade } from './trade-list-trade.entity';
+
+/** A trade (lot) of a project, copied from the project's trade list or added later. */
+@Entity({ tableName: 'project_trade' })
+export class ProjectTrade extends LegacyEntity {
+  @ManyToOne(() => Project, { index: true, deleteRule: 'cascade' })
+  project!: Rel<Project>;
+
+  @Property({ type: 'string' })
+  number!: string;
+
+  @Property({ type: 'string' })
+  name!: string;
+
+  @Property({ type: 'string' })
+  shortName!: string;
+
+  @Property({ type: 'text', nullable: true })
+  comment?: string | null;
+
+  /** The trade-list trade this one was copied from, if any. */
+  @ManyToOne(() => TradeListTrade, { nullable: true, index: true, deleteRule: 'set null' })
+  sourceTrade?: Rel<TradeListTrade> | null;
+}

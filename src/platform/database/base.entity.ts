@@ -1,0 +1,23 @@
+import { OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { newLegacyId } from '../../modules/tools/legacy-id';
+
+/** Columns every table has: a UUID key and creation / update times. */
+export abstract class BaseEntity<Optional = never> {
+  [OptionalProps]?: 'createdAt' | 'updatedAt' | Optional;
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}
+
+/** A record legacy consumers can address: it carries a 17-character legacy identifier. */
+export abstract class LegacyEntity<Optional = never> extends BaseEntity<Optional | 'legacyId'> {
+  @Property({ type: 'string', length: 17, unique: true })
+  legacyId: string = newLegacyId();
+}

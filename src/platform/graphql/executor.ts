@@ -1,0 +1,77 @@
+import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
+import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getVariableValues } from 'graphql/execution/values';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { GraphQLContext } from './context';
+
+/**
+ * Executes operations with graphql-jit: each distinct document is compiled once into a function over the same
+ * schema and resolvers, which the dashboard's thousands of fields run through without graphql-js's per-field
+ * work (argument maps, resolve infos, promise bookkeeping). What graphql-js decides before execution is left to
+ * graphql-js: parsing and validation stay Apollo's, and variables are coerced by graphql-js first, so that a bad
+ * variable gets graphql-js's own error (and Apollo's 400). A document graphql-jit cannot compile runs on
+ * graphql-js's `execute`.
+ *
+ * Apollo Server takes another executor only from a gateway: this one has a fixed schema and no other duty.
+ */
+export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
+  // Apollo keeps the parsed document of a query it has seen (its document store): one compilation per query text.
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+
+  const compiledFor = (document: DocumentNode, operationName: string | null): CompiledQuery | null => {
+    let byOperation = compiled.get(document);
+    if (!byOperation) compiled.set(document, byOperation = new Map());
+    const key = operationName ?? '';
+    if (!byOperation.has(key)) {
+      const result = compileQuery(schema, document, operationName ?? undefined);
+      byOperation.set(key, isCompiledQuery(result) ? result : null);
+    }
+    return byOperation.get(key)!;
+  };
+
+  const executor: GatewayExecutor = async ({ document, operation: resolved, request, context }) => {
+    const variables = request.variables ?? {};
+    // No operation of that name (Apollo leaves it to the executor to say so): graphql-js's own error.
+    if (!resolved) return execute({ schema, document, contextValue: context, variableValues: variables, operationName: request.operationName });
+    const operation = resolved as OperationDefinitionNode;
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 50 });
+    if (coerced.errors) return { errors: coerced.errors };
+    // The operation Apollo resolved, by its own name (a request may name none, or send an empty name for it).
+    const operationName = operation.name?.value ?? null;
+    const query = compiledFor(document, operationName);
+    const run = async (contextValue: GraphQLContext): Promise<ExecutionResult> => {
+      if (!query) return execute({ schema, document, contextValue, variableValues: variables, operationName });
+      const result: ExecutionResult = await query.query(undefined, contextValue, variables);
+      return result.errors ? { ...result, errors: result.errors.map(asGraphQLJsError) } : result;
+    };
+    // Where it reads, once its kind is known (src/platform/graphql/context.ts): a replica may serve a query.
+    const own = context as GraphQLContext;
+    own.routing?.begin(operation.operation, own);
+    const result = await run(own);
+    const again = own.routing?.retry(result, own);
+    return again ? run(again) : result;
+  };
+
+  let listener: Parameters<GatewayInterface['onSchemaLoadOrUpdate']>[0] | null = null;
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      listener = callback;
+      return () => { listener = null; };
+    },
+    async load() {
+      listener?.({ apiSchema: schema, coreSupergraphSdl: '' });
+      return { executor };
+    },
+    async stop() {},
+  };
+}
+
+/**
+ * graphql-jit's errors are GraphQLErrors with read-only fields; plugins (graphql-armor's suggestion masking)
+ * rewrite messages as graphql-js allows: the same error as graphql-js's own, its locations as graphql-jit found them.
+ */
+function asGraphQLJsError(error: GraphQLError): GraphQLError {
+  const own = new GraphQLError(error.message, { path: error.path, originalError: error.originalError, extensions: error.extensions });
+  (own as { locations?: GraphQLError['locations'] }).locations = error.locations;
+  return own;
+}

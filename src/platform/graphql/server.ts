@@ -1,0 +1,238 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import {
+  ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import Router from '@koa/router';
+import { GraphQLError, Kind, type ValidationRule } from 'graphql';
+import type { Config } from '../config';
+import { MethodNotAllowedError } from '../errors';
+import { identifyCaller, verifiedToken, verifyRequest } from '../http/auth.middleware';
+import { jsonBody } from '../http/body.middleware';
+import type { AppContext, AppMiddleware, AppState } from '../http/state';
+import { Metrics } from '../metrics';
+import type { TokenVerifier } from '../../modules/identity/token-verifier';
+import type { CallerCache } from '../../modules/identity/caller-cache';
+import { createContext, operationRouting, type GraphQLContext } from './context';
+import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
+import { compiledExecution } from './executor';
+import { operationSlots } from './operation-slots';
+import { createIde, IDE_ASSETS_PATH } from './ide';
+import { graphqlSchema } from '../../modules/schema';
+
+/** Limits against expensive queries (values documented in docs/decisions.md). */
+export const GRAPHQL_LIMITS = {
+  maxDepth: 12,
+  maxAliases: 15,
+  maxCost: 20000,
+  maxTokens: 4000,
+  maxDirectives: 20,
+};
+
+/**
+ * Apollo's CSRF check, counting `Authorization` as the header that forces a CORS preflight: no cross-site form or
+ * simple request can send it, and every operation needs it, so a plain GET with a bearer token runs
+ * (decisions.md section 8) while a request reaching Apollo with none of these headers and a simple content type
+ * would be refused 400. The other two are Apollo Client's own.
+ */
+export const CSRF_PREVENTION = { requestHeaders: ['authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] };
+
+type Context = GraphQLContext & { requestId: string; log: AppState['log'] };
+
+/**
+ * Logs a request's errors by whose they are (src/platform/graphql/errors.ts): server faults at ERROR with their stack,
+ * the caller's own mistakes in one DEBUG line, however many errors they caused (300 repeated directives: 101).
+ * Gives the request id to the caller with an INTERNAL_SERVER_ERROR, and a 4xx to a request that ran nothing.
+ */
+const errorsPlugin: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors({ errors, contextValue }) {
+        const log = contextValue?.log;
+        if (!log) return;
+        const refusals: string[] = [];
+        for (const error of errors) {
+          const classified = classifyGraphQLError(error);
+          if (classified.kind === 'fault') log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error');
+          else if (classified.kind === 'service' && classified.error.status >= 500) log.warn({ path: error.path }, classified.error.message);
+          else refusals.push(error.message);
+        }
+        if (refusals.length) log.debug({ errors: refusals.length, first: refusals[0].slice(0, 200) }, 'GraphQL errors caused by the request');
+      },
+      async willSendResponse({ response, contextValue }) {
+        if (response.body.kind !== 'single') return;
+        const result = response.body.singleResult;
+        for (const e of result.errors ?? []) {
+          if (e.extensions?.code === 'INTERNAL_SERVER_ERROR') (e.extensions as Record<string, unknown>).request_id = contextValue.requestId;
+        }
+        // A request refused before execution has no `data`; Apollo answers a few of them (persisted queries) 200.
+        if (result.errors?.length && !('data' in result) && (response.http.status ?? 200) < 400) response.http.status = 400;
+      },
+    };
+  },
+};
+
+/**
+ * Counts and times every operation Apollo answers by operation name (bounded: Metrics.operationLabel), type
+ * and the code of its first error.
+ */
+function metricsPlugin(metrics: Metrics): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      const started = process.hrtime.bigint();
+      return {
+        async willSendResponse({ operation, operationName, response }) {
+          const name = metrics.operationLabel(operationName ?? operation?.name?.value, operation !== undefined);
+          const type = operation?.operation ?? 'unknown';
+          const first = response.body.kind === 'single' ? response.body.singleResult.errors?.[0] : undefined;
+          const code = Metrics.errorCodeLabel(first ? first.extensions?.code ?? 'INTERNAL_SERVER_ERROR' : undefined);
+          metrics.graphqlOperations.inc({ operation_name: name, operation_type: type, error_code: code });
+          metrics.graphqlDuration.observe({ operation_name: name, operation_type: type }, Number(process.hrtime.bigint() - started) / 1e9);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Reads what the operation selects once it is known, before any field runs: the loaders ask the database only
+ * for that (src/platform/graphql/selection.ts).
+ */
+const selectionPlugin: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ schema, document, operation, contextValue }) {
+        if (operation) contextValue.selection.read(schema, document, operation);
+      },
+    };
+  },
+};
+
+/**
+ * Subscriptions run over a long-lived connection, never over a GET or a POST: refused at validation, before
+ * anything runs. (Rules given to Apollo apply to /graphql over HTTP only.)
+ *
+ * Refused on entering the document, and taken out of what the other rules visit: graphql-js's
+ * SingleFieldSubscriptionsRule, which Apollo runs first, evaluates the root fields' `@include`/`@skip` with no
+ * variables and throws (Apollo's 500) on one that names a variable. The document Apollo keeps is unchanged.
+ */
+const noSubscriptionsOverHttp: ValidationRule = (context) => ({
+  Document(node) {
+    const subscriptions = node.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === 'subscription');
+    if (!subscriptions.length) return undefined;
+    for (const subscription of subscriptions) {
+      context.reportError(new GraphQLError('Subscriptions are not served over HTTP', { nodes: subscription, extensions: { code: 'BAD_USER_INPUT' } }));
+    }
+    return { ...node, definitions: node.definitions.filter((d) => !subscriptions.includes(d)) };
+  },
+});
+
+/**
+ * A browser navigating to /graphql: a GET that prefers HTML to JSON (negotiated as Apollo does: accepting any
+ * type, as curl does, means JSON) and carries no operation at all. Only this request may go without a token: it
+ * gets the IDE page (src/platform/graphql/ide), and nothing reaches Apollo.
+ */
+function isLandingPageRequest(ctx: AppContext): boolean {
+  return ctx.method === 'GET'
+    && ctx.accepts('application/json', 'application/graphql-response+json', 'text/html') === 'text/html'
+    && ['query', 'extensions', 'operationName', 'variables'].every((name) => ctx.query[name] === undefined);
+}
+
+/**
+ * Limits on what a document may ask (graphql-armor), for HTTP (Apollo's plugins and validation rules) and
+ * WebSocket (its validation rules) alike.
+ */
+export function graphqlProtection(config: Config) {
+  const armor = new ApolloArmor({
+    // Depth and cost are those of the fields a query selects, however it is written: a fragment spread is not a
+    // level of its own (front ends build their queries from fragments, as codegen and Apollo Client encourage).
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, flattenFragments: true },
+    maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
+    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, flattenFragments: true },
+    // Counted by graphql-js's own parser (parseOptions below), whose syntax error Apollo answers 400; armor's
+    // plugin parsed every query a second time and threw from a hook, which Apollo answers 500.
+    maxTokens: { enabled: false },
+    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
+    blockFieldSuggestion: { enabled: !config.graphql.introspection },
+  });
+  return armor.protect();
+}
+
+/** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
+export async function graphqlRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+  const protection = graphqlProtection(config);
+  const server = new ApolloServer<Context>({
+    // The schema, executed by compiled queries (executor.ts).
+    gateway: compiledExecution(await graphqlSchema()),
+    introspection: config.graphql.introspection,
+    plugins: [
+      ...(protection.plugins as ApolloServerPlugin<Context>[]),
+      selectionPlugin,
+      errorsPlugin,
+      retryLaterPlugin<Context>(),
+      metricsPlugin(metrics),
+      // Cache-Control is the HTTP layer's, alike for REST and GraphQL (src/platform/http/auth.middleware.ts); Apollo's
+      // plugin would also compute a cache hint for every field of every answer.
+      ApolloServerPluginCacheControlDisabled(),
+      // Apollo Studio is not used: no per-field traces, whatever APOLLO_KEY the environment may hold.
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      // Apollo's own landing page loads its IDE and fonts from the internet: ours is served below.
+      ApolloServerPluginLandingPageDisabled(),
+    ],
+    validationRules: [...protection.validationRules, noSubscriptionsOverHttp],
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
+    allowBatchedHttpRequests: false,
+    // Persisted queries: none (docs/decisions.md); a request naming one is refused with 400.
+    persistedQueries: false,
+    csrfPrevention: CSRF_PREVENTION,
+    includeStacktraceInErrorResponses: false,
+    formatError,
+    // server.ts owns shutdown: HTTP server first, then this, then the database.
+    stopOnTerminationSignals: false,
+  });
+  await server.start();
+  const { koaMiddleware } = await import('@as-integrations/koa');
+  // The integration is ESM-only and types ApolloServer from the ESM build; ours is the CommonJS one.
+  const apollo = koaMiddleware(server as never, {
+    context: async ({ ctx }: { ctx: { state: AppState } }) => {
+      // Unreachable without a caller: every request that reaches Apollo went through identify (below).
+      if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
+      const context = {
+        ...createContext({ em: ctx.state.em, primaryEm: ctx.state.em, caller: ctx.state.caller, config, callers }),
+        requestId: ctx.state.requestId,
+        log: ctx.state.log,
+      };
+      if (ctx.state.reads) context.routing = operationRouting(ctx.state.reads, ctx.state.em);
+      return context;
+    },
+  } as never) as unknown as AppMiddleware;
+
+  // A request without a valid token is refused before it waits for a turn (cheap: no statement); the errors
+  // middleware writes it in GraphQL's shape (src/platform/http/errors.middleware.ts).
+  const verify: AppMiddleware = async (ctx, next) => {
+    await verifyRequest(ctx, verifier);
+    return next();
+  };
+  // The caller's rights are read once the turn has come (up to GRAPHQL_QUEUE_TIMEOUT_MS later): read on arrival,
+  // a queued operation would run with rights withdrawn while it waited.
+  const identify: AppMiddleware = async (ctx, next) => {
+    await identifyCaller(ctx, await verifiedToken(ctx, verifier), callers);
+    return next();
+  };
+  const ide = config.graphql.landingPage ? createIde(config) : null;
+  const idePage: AppMiddleware = (ctx, next) => (ide && isLandingPageRequest(ctx) ? ide.page(ctx, next) : next());
+
+  const router = new Router<AppState>();
+  // Apollo's middleware goes on to the next layer after answering: the method check comes first.
+  router.all('/graphql', (ctx, next) => {
+    if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) throw new MethodNotAllowedError(ctx.method, '/graphql', ['GET', 'POST']);
+    return next();
+  });
+  const slots = operationSlots(config.graphql.maxConcurrentOperations, config.graphql.queueTimeoutMs);
+  router.post('/graphql', verify, jsonBody(), slots, identify, apollo);
+  router.get('/graphql', idePage, verify, slots, identify, apollo);
+  if (ide) router.get(`${IDE_ASSETS_PATH}/:build/:file`, ide.asset);
+  return { router, stop: () => server.stop() };
+}

@@ -1,0 +1,80 @@
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { TooManyRequestsError, type RateLimitPolicy } from '../errors';
+import type { Metrics } from '../metrics';
+import { clientKey } from './client-key';
+import type { TokenVerifier } from '../../modules/identity/token-verifier';
+import type { Quota, RateLimiters } from './rate-limiters';
+import { verifiedToken } from './auth.middleware';
+import type { AppContext, AppMiddleware } from './state';
+
+/** Probes of load balancers and orchestrators must never be refused. */
+const EXEMPT_PATHS = new Set(['/healthz', '/readyz']);
+
+/** Whole seconds until `ms` from now, at least 1 (Retry-After and `t` are delay-seconds). */
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * Adds one quota to the RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11):
+ * `RateLimit-Policy: "api";q=600;w=60` and `RateLimit: "api";r=598;t=41`. Fields are Structured Field
+ * lists, so a second quota (a sign-in lockout) is appended as a second item.
+ */
+function advertise(ctx: AppContext, policy: RateLimitPolicy, remaining: number, resetSeconds: number): void {
+  ctx.append('RateLimit-Policy', `"${policy.name}";q=${policy.points};w=${policy.windowSeconds}`);
+  ctx.append('RateLimit', `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`);
+}
+
+/** The caller a request is counted against: the verified token's subject, else the client address. */
+async function callerKey(ctx: AppContext, verifier: TokenVerifier): Promise<string> {
+  if (ctx.get('Authorization')) {
+    try {
+      return `sub:${(await verifiedToken(ctx, verifier)).sub}`;
+    } catch {
+      // Refused by authentication further down; meanwhile it is an anonymous request of its address.
+    }
+  }
+  return `ip:${clientKey(ctx.ip)}`;
+}
+
+async function consume(ctx: AppContext, quota: Quota, key: string, what: string): Promise<void> {
+  let res: RateLimiterRes;
+  try {
+    res = await quota.limiter.consume(key);
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) {
+      // Both the store and the in-memory fallback failed: serve rather than refuse everyone.
+      ctx.state.log.warn({ err }, 'rate limit not checked');
+      return;
+    }
+    const retryAfter = seconds(err.msBeforeNext);
+    throw new TooManyRequestsError(
+      `Too many requests: at most ${quota.points} every ${quota.windowSeconds} seconds ${what}; retry in ${retryAfter} seconds`,
+      retryAfter,
+      quota,
+    );
+  }
+  advertise(ctx, quota, res.remainingPoints, seconds(res.msBeforeNext));
+}
+
+/**
+ * One rate limit mechanism for every route (docs/rate-limits.md): `/auth/token` counts requests per client
+ * address, everything else per caller (REST and GraphQL share one quota). Every answer carries the
+ * RateLimit headers; a 429, whoever throws it (here, or the sign-in lockout of the token endpoint), names
+ * its policy in them, and the errors middleware writes the body in the endpoint's shape with Retry-After.
+ */
+export function rateLimit(limiters: RateLimiters, verifier: TokenVerifier, metrics: Metrics): AppMiddleware {
+  return async (ctx, next) => {
+    // Preflights carry no credentials and do no work; probes must always get through.
+    if (ctx.method === 'OPTIONS' || EXEMPT_PATHS.has(ctx.path)) return next();
+    try {
+      if (ctx.path === '/auth/token') await consume(ctx, limiters.token, `ip:${clientKey(ctx.ip)}`, 'from one address');
+      else await consume(ctx, limiters.api, await callerKey(ctx, verifier), 'per caller');
+      await next();
+    } catch (err) {
+      if (err instanceof TooManyRequestsError) {
+        if (err.policy) advertise(ctx, err.policy, 0, err.retryAfterSeconds);
+        metrics.rateLimitRejections.inc({ policy: err.policy?.name ?? 'other' });
+      }
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,54 @@
+import { ServiceUnavailableError } from '../errors';
+import type { Lifecycle } from './lifecycle';
+
+/** The change listener, as readiness sees it. */
+export interface ListenerStatus {
+  /** Whether it hears its own heartbeats, after a proof now when it does not, bounded by `timeoutMs`. */
+  ensureHearing(timeoutMs: number): Promise<boolean>;
+}
+
+/**
+ * What `/readyz` answers (decisions.md section 8, docs/faults.md): ready while the database answers within
+ * the readiness bound and the process is not shutting down.
+ *
+ * `databaseAnswers` goes through a probe pool (src/platform/database/database.ts), never the request pool: it never waits behind
+ * requests queued for a connection, so a saturated pool does not pull every instance out of the load balancer
+ * at once, while a database that does not answer does. Behind a transaction pooler, whose server connections
+ * every instance shares, the same reasoning puts the `select 1` on the direct connection and asks of the pooler
+ * only that it accepts a login (src/app.ts).
+ *
+ * From the moment a shutdown begins (`lifecycle.shuttingDown`, src/platform/shutdown.ts) every check answers 503 at once.
+ *
+ * While the instance does not hear the database's notifications (src/platform/events/change-listener.ts: its heartbeats
+ * do not come back), its subscribers get no updates and its kept callers could miss a revoked right: the check
+ * asks the listener for a proof at once, and answers 503 when none comes within the bound, so that new clients
+ * go to an instance that can serve them.
+ */
+export class Readiness {
+  constructor(
+    private readonly databaseAnswers: () => Promise<unknown>,
+    private readonly timeoutMs: number,
+    private readonly lifecycle: Lifecycle,
+    private readonly listener: ListenerStatus | null = null,
+  ) {}
+
+  /** Resolves when ready; throws ServiceUnavailableError (503 + Retry-After) otherwise, within the bound. */
+  async check(): Promise<void> {
+    if (this.lifecycle.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      await Promise.race([this.databaseAnswers(), deadline]);
+    } catch (err) {
+      throw new ServiceUnavailableError('The database is unavailable', { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.listener && !(await this.listener.ensureHearing(this.timeoutMs))) {
+      throw new ServiceUnavailableError('Change events are not being received: the change listener does not hear the database\'s notifications');
+    }
+    if (this.lifecycle.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
+  }
+}

@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { watchingConnectionCuts } from '../database/limits';
+import type { AppMiddleware } from './state';
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/**
+ * Outermost middleware: a request id (the caller's X-Request-Id when sane, else a new UUID) on the
+ * response and on every log line, one access log line per request, and a per-request entity manager. A request
+ * is one unit of work for the connections it gives up (src/platform/database/limits.ts): how its errors are mapped.
+ */
+export function requestContext(orm: MikroORM, log: Logger): AppMiddleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = log.child({ request_id: requestId });
+    ctx.state.em = orm.em.fork();
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await watchingConnectionCuts(next);
+    } finally {
+      ctx.state.log.info({
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+      }, 'request');
+    }
+  };
+}

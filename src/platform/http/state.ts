@@ -1,0 +1,36 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Caller } from '../../modules/identity/caller';
+import type { VerifiedToken } from '../../modules/identity/token-verifier';
+import type { ReadRoute } from '../database/replicas';
+
+export type { ReadRoute };
+
+/** What every request carries through the middleware chain. */
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  /** A fork of the ORM's entity manager: one identity map per request. */
+  em: EntityManager;
+  /** Set by the authentication middleware on protected routes. */
+  caller?: Caller;
+  /** The bearer token's verification, done once per request (see verifiedToken in auth.middleware.ts). */
+  token?: Promise<VerifiedToken>;
+  /**
+   * Where the request's read-only work may run (src/platform/http/read-routing.ts): a replica that has what the caller
+   * must see, else the primary (`em`). Absent without replicas.
+   */
+  reads?: RequestReads;
+}
+
+/** The read routing of one request. */
+export interface RequestReads {
+  /** Chooses where to read, once the caller is known; counts it. */
+  route(): ReadRoute;
+  /** The replica of `route` failed under the request: it is skipped, and the reads go to the primary. */
+  failed(route: ReadRoute, err: unknown): void;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState>;
+export type AppMiddleware = Koa.Middleware<AppState>;

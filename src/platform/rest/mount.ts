@@ -1,0 +1,46 @@
+import Router from '@koa/router';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { jsonBody } from '../http/body.middleware';
+import { readOnly } from '../http/read-routing';
+import { authenticate } from '../http/auth.middleware';
+import type { AppMiddleware, AppState } from '../http/state';
+import type { Config } from '../config';
+import type { TokenVerifier } from '../../modules/identity/token-verifier';
+import type { CallerCache } from '../../modules/identity/caller-cache';
+import { validateInput, validateRestInput, validateRestQuery, withRestFieldNames } from '../validation/validation';
+import { ALIAS_PREFIX, PREFIXES, type RouteDef } from './route';
+
+/** The full paths an operation is served at. */
+export function routePaths(r: RouteDef): string[] {
+  return [PREFIXES[r.prefix] + r.path, ...(r.alias ? [ALIAS_PREFIX + r.path] : [])];
+}
+
+/** Mounts route definitions: authentication, then validation of path, query and body, then the handler. */
+export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenVerifier, callers: CallerCache): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = authenticate(verifier, callers);
+  const body = jsonBody();
+  const noBody: AppMiddleware = (_ctx, next) => next();
+  for (const r of routes) {
+    const handler: AppMiddleware = async (ctx) => {
+      const params = r.params ? await validateInput(r.params, { ...ctx.params }) : {};
+      const query = await validateRestQuery(r.query, ctx.query);
+      let input: object = {};
+      if (r.body) {
+        // No body at all is validated as `{}`: optional bodies pass, required fields are named.
+        input = await validateRestInput(r.body, ctx.request.body ?? {});
+      }
+      // Services name fields as the input classes do (camelCase); REST callers sent snake_case.
+      const run = (em: EntityManager) => r.handler({ params, query, body: input, caller: ctx.state.caller!, em, primaryEm: ctx.state.em, config, callers, ctx } as never);
+      // A GET is read-only work: a replica may serve it (src/platform/http/read-routing.ts).
+      const result = await (r.method === 'get' ? readOnly(ctx, (route) => run(route.em)) : run(ctx.state.em))
+        .catch(withRestFieldNames);
+      ctx.status = result.status ?? r.success.status;
+      if (result.attachment) ctx.attachment(result.attachment);
+      if (result.type) ctx.type = result.type;
+      if (ctx.status !== 204) ctx.body = result.body;
+    };
+    for (const path of routePaths(r)) router[r.method](path, auth, r.body ? body : noBody, handler);
+  }
+  return router;
+}
