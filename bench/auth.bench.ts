@@ -8,9 +8,9 @@ import { authenticate } from '../src/platform/http/auth.middleware';
 import type { AppState } from '../src/platform/http/state';
 import { createLogger } from '../src/platform/logger';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
-import { loadCaller } from '../src/modules/identity/caller.service';
-import { CallerCache } from '../src/modules/identity/caller-cache';
-import { TokenVerifier } from '../src/modules/identity/token-verifier';
+import { loadCaller } from '../src/platform/auth/caller.service';
+import { CallerCache } from '../src/platform/auth/caller-cache';
+import { TokenVerifier } from '../src/platform/auth/token-verifier';
 
 /**
  * Added latency of authentication per request. Starts the whole service on an ephemeral loopback port

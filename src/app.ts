@@ -22,15 +22,16 @@ import { createRateLimiters } from './platform/http/rate-limiters';
 import { sharedDownloadUrlSecret } from './modules/documents/file-url';
 import { IdentityProviderService } from './modules/identity/identity-provider.service';
 import { LoginThrottle } from './modules/identity/login-throttle';
-import { TokenVerifier } from './modules/identity/token-verifier';
+import { TokenVerifier } from './platform/auth/token-verifier';
 import { GRAPHQL_LIMITS, graphqlProtection, graphqlRoutes } from './platform/graphql/server';
 import { graphqlSchema } from './modules/schema';
+import { createLoaders } from './modules/loaders';
 import { ChangeFeed } from './modules/changes/feed';
 import { createSubscriptionServer, type SubscriptionServer } from './modules/changes/websocket';
 import { ChangeListener } from './platform/events/change-listener';
 import { readRouting } from './platform/http/read-routing';
 import { CLUSTER_SQL, ReadRouter } from './platform/database/replicas';
-import { CallerCache } from './modules/identity/caller-cache';
+import { CallerCache } from './platform/auth/caller-cache';
 import { Metrics } from './platform/metrics';
 
 export interface AppDeps {
@@ -129,7 +130,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     onWrite: router ? (payload) => router.heardWrite(payload) : undefined,
     onResumed: () => void feed.resync(),
     onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
-    // Callers are kept only while every authorization change is heard (src/modules/identity/caller-cache.ts).
+    // Callers are kept only while every authorization change is heard (src/platform/auth/caller-cache.ts).
     onHearing: (hearing) => {
       callers.setListening(hearing);
       // Writes of other instances are known only while it hears (src/platform/database/replicas.ts).
@@ -144,11 +145,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
   koa.use(restRoutes(config, verifier, callers).routes());
   koa.use(fileRoutes(config).routes());
-  const graphql = await graphqlRoutes(config, verifier, callers, metrics);
+  const schema = await graphqlSchema();
+  const graphql = await graphqlRoutes(config, verifier, callers, metrics, { schema, createLoaders });
   koa.use(graphql.router.routes());
   const subscriptions = createSubscriptionServer({
     config, orm, log, metrics, verifier, feed, lifecycle,
-    schema: await graphqlSchema(),
+    schema,
     validationRules: graphqlProtection(config).validationRules,
     maxTokens: GRAPHQL_LIMITS.maxTokens,
     quota: limiters.api,

@@ -1,13 +1,13 @@
 import { execute, parse, print, type OperationDefinitionNode } from 'graphql';
 import { DashboardDocument } from '../examples/graphql/generated/graphql';
-import { createContext } from '../src/platform/graphql/context';
-import { createLoaders } from '../src/platform/graphql/loaders';
+import { createContext } from '../src/modules/context';
+import { createLoaders } from '../src/modules/loaders';
 import { OperationSelection } from '../src/platform/graphql/selection';
 import { graphqlSchema } from '../src/modules/schema';
 import { toRest } from '../src/platform/rest/serialize';
-import { loadCaller } from '../src/modules/identity/caller.service';
-import type { VerifiedToken } from '../src/modules/identity/token-verifier';
-import type { Caller } from '../src/modules/identity/caller';
+import { loadCaller } from '../src/platform/auth/caller.service';
+import type { VerifiedToken } from '../src/platform/auth/token-verifier';
+import type { Caller } from '../src/platform/auth/caller';
 import { DocumentService, VERSION_FIELDS } from '../src/modules/documents/document.service';
 import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';

@@ -1,4 +1,4 @@
-import { readAheadLoader } from '../src/platform/graphql/loaders';
+import { readAheadLoader } from '../src/platform/graphql/dataloaders';
 
 /** A batch function that records the keys it was asked for and answers `value:<key>` for each. */
 function recordingBatch() {

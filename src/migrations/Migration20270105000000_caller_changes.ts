@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Authorization changes for the instances' caller caches (src/modules/identity/caller-cache.ts, docs/caching.md): every
+ * Authorization changes for the instances' caller caches (src/platform/auth/caller-cache.ts, docs/caching.md): every
  * write that can change what a user may do through the API (their account's API flags and current organization,
  * their memberships and roles, their headquarters) sends a NOTIFY on `tender_callers` with the user's id; a
  * write to an organization (its kind, its API activation, its name, which orders a user's organizations) sends

@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * A TRUNCATE of a table that holds users' rights notifies every instance too (`*` on `tender_callers`, every
  * user): the row triggers of Migration20270105000000_caller_changes do not fire on TRUNCATE, and the callers
- * kept before it (src/modules/identity/caller-cache.ts) would stay until they expire. Statement-level: a TRUNCATE
+ * kept before it (src/platform/auth/caller-cache.ts) would stay until they expire. Statement-level: a TRUNCATE
  * has no rows to name.
  *
  * The channel is written out rather than imported (CALLER_CHANNEL, src/platform/events/change-event.ts): a migration

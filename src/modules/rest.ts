@@ -4,11 +4,12 @@ import path from 'node:path';
 import { createReadStream } from 'node:fs';
 import type { Config } from '../platform/config';
 import type { AppState } from '../platform/http/state';
-import type { TokenVerifier } from './identity/token-verifier';
-import type { CallerCache } from './identity/caller-cache';
+import type { TokenVerifier } from '../platform/auth/token-verifier';
+import type { CallerCache } from '../platform/auth/caller-cache';
 import { mountRoutes } from '../platform/rest/mount';
 import { buildOpenApi } from '../platform/rest/openapi';
-import { companyRoutes } from './companies/company.routes';
+import { TOKEN_COMPONENTS, tokenPath } from './identity/token.openapi';
+import { COMPANY_SCHEMAS, companyRoutes } from './companies/company.routes';
 import { contractorRoutes } from './invitations/contractors.routes';
 import { creditsRoutes } from './invitations/credits.routes';
 import { levelingRoutes } from './leveling/leveling.routes';
@@ -56,10 +57,13 @@ ui.initOAuth(${JSON.stringify({ clientId: config.auth.clientId, scopes: `${confi
  * provider); openapi.json holds it under the defaults.
  */
 export function openApiDocument(config: Pick<Config, 'auth'>) {
+  const tokenEndpoint = config.auth.devProvider;
   return buildOpenApi(ALL_ROUTES, {
     tokenUrl: config.auth.tokenUrl ?? '/auth/token',
     scope: config.auth.scope,
-    tokenEndpoint: config.auth.devProvider,
+    tokenEndpoint,
+    paths: tokenEndpoint ? { '/auth/token': tokenPath(config.auth.scope) } : {},
+    schemas: { ...COMPANY_SCHEMAS, ...(tokenEndpoint ? TOKEN_COMPONENTS : {}) },
   });
 }
 

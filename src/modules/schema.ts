@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type PubSub } from 'type-graphql';
 import { validateInstance } from '../platform/validation/validation';
 import { directFieldResolvers } from '../platform/graphql/direct-resolvers';
-import { freshLoadsAfterMutations } from '../platform/graphql/loaders';
+import { freshLoadsAfterMutations } from '../platform/graphql/dataloaders';
 import { LEVELING_RESOLVERS } from './leveling/leveling.resolver';
 import { DirectoryResolver } from './invitations/directory.resolver';
 import { ProjectChangeResolver, SubscriptionResolver, TemplateChangeResolver } from './changes/subscription.resolver';

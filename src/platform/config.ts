@@ -50,7 +50,7 @@ export interface Config {
     clockToleranceSeconds: number;
     /** Least time between two JWKS fetches triggered by an unknown `kid`. */
     jwksCooldownMs: number;
-    /** How long a caller is kept between requests, at most (src/modules/identity/caller-cache.ts); 0: never kept. */
+    /** How long a caller is kept between requests, at most (src/platform/auth/caller-cache.ts); 0: never kept. */
     callerCacheTtlMs: number;
   };
   /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from './config';
-import type { Caller } from '../modules/identity/caller';
-import type { CallerCache } from '../modules/identity/caller-cache';
+import type { Caller } from './auth/caller';
+import type { CallerCache } from './auth/caller-cache';
 
 /** What a service needs for one request: the request's entity manager and the authenticated caller. */
 export interface ServiceContext {

@@ -15,7 +15,7 @@ import {
   type ConstructionType, type OrganizationAddress, type ProjectOptionalDates, type ProjectScopes,
   type ProjectSiteAddress, type ResponseType,
 } from '../modules/entities';
-import type { Caller } from '../modules/identity/caller';
+import type { Caller } from '../platform/auth/caller';
 import { hashPassword } from '../modules/identity/password';
 import { normalizeKey } from '../platform/values/text';
 

@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../../platform/config';
 import { CHANGE_KINDS, type ChangeEvent, type ChangeKind } from '../../platform/events/change-event';
 import type { Metrics } from '../../platform/metrics';
-import type { Caller } from '../identity/caller';
-import { loadCallers } from '../identity/caller.service';
+import type { Caller } from '../../platform/auth/caller';
+import { loadCallers } from '../../platform/auth/caller.service';
 import type { ServiceContext } from '../../platform/service-context';
 import { projectsForResync, type Watch } from './subscription.service';
-import { createContext, type GraphQLContext } from '../../platform/graphql/context';
-import { templateOf } from '../../platform/graphql/loaders';
+import { createContext, type GraphQLContext } from '../context';
+import { templateOf } from '../loaders';
 import { UpdateQueue } from './queue';
 
 /** The subscription fields of the schema. */

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { SubscriptionService } from './subscription.service';
-import type { GraphQLContext } from '../../platform/graphql/context';
-import { templateOf } from '../../platform/graphql/loaders';
+import type { GraphQLContext } from '../context';
+import { templateOf } from '../loaders';
 import type { ProjectChangeRoot, TemplateChangeRoot } from './feed';
 import type { SubscriptionContext } from './websocket';
 import { ProjectChange, TemplateChange } from './change.type';

@@ -15,8 +15,8 @@ import { ForbiddenError, RetryLaterError, UnauthenticatedError, toAppError } fro
 import type { Lifecycle } from '../../platform/http/lifecycle';
 import type { Metrics } from '../../platform/metrics';
 import type { Quota } from '../../platform/http/rate-limiters';
-import { loadCaller } from '../identity/caller.service';
-import type { TokenVerifier, VerifiedToken } from '../identity/token-verifier';
+import { loadCaller } from '../../platform/auth/caller.service';
+import type { TokenVerifier, VerifiedToken } from '../../platform/auth/token-verifier';
 import type { ServiceContext } from '../../platform/service-context';
 import { classifyGraphQLError, formatError } from '../../platform/graphql/errors';
 import { CLOSE_FORBIDDEN, type ChangeFeed, type SubscriberConnection, type Update } from './feed';

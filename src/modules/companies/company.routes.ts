@@ -7,6 +7,20 @@ import { toRest } from '../../platform/rest/serialize';
 
 const tag = 'Companies';
 
+/** The 404 of #33 and #34 (interface.md, Errors): an OpenAPI component of its own. */
+export const COMPANY_SCHEMAS = {
+  SiretNotFound: {
+    type: 'object',
+    required: ['code', 'message', 'siret', 'data'],
+    properties: {
+      code: { type: 'integer', examples: [404] },
+      message: { type: 'string', examples: ['No contractor organization has this SIRET'] },
+      siret: { type: 'string', examples: ['12345678901234'] },
+      data: { type: 'array', maxItems: 0, items: {} },
+    },
+  },
+};
+
 const errorBodies = { 404: { description: 'No contractor organization has this SIRET (interface.md, Errors)', schema: { $ref: '#/components/schemas/SiretNotFound' } } };
 
 // The SIRET comes from the path; a body sent with the GET is not read (decisions.md section 4).

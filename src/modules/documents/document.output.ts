@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { DEMO_IDS } from '../../seed/demo-data';
-import { DocumentStateEnum, IntentionEnum, VersionStatusEnum } from '../../platform/validation/enums';
+import { DocumentStateEnum, IntentionEnum, VersionStatusEnum } from '../enums';
 import { CompanyInformation } from '../organizations/organization.output';
 import { NotInRest, Rest, RestRecord } from '../../platform/outputs/output';
 

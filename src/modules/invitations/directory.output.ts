@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { DEMO_IDS } from '../../seed/demo-data';
-import { CreditsScopeTypeEnum } from '../../platform/validation/enums';
+import { CreditsScopeTypeEnum } from '../enums';
 import { CompanyInformation } from '../organizations/organization.output';
 import { Rest, RestRecord } from '../../platform/outputs/output';
 

@@ -3,7 +3,7 @@ import { ContractorService } from './contractor.service';
 import { CreditsService } from './credits.service';
 import { CreditsUsageQuery } from './credits.input';
 import { TradeListService, type TradeListTradeView, type TradeListView } from '../trades/trade-list.service';
-import type { GraphQLContext } from '../../platform/graphql/context';
+import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Contractor, CreditsUsage, TradeList, TradeListTrade } from './directory.output';
 

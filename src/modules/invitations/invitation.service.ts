@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../../platform/errors';
-import { holdWritable, writableProject } from '../../platform/access';
+import { holdWritable, writableProject } from '../access';
 import { DocumentService, type DocumentView } from '../documents/document.service';
 import type { InviteContractorsInput } from './invitation.input';
-import { newLegacyId } from '../tools/legacy-id';
+import { newLegacyId } from '../../platform/database/legacy-id';
 import type { ServiceContext } from '../../platform/service-context';
 
 export interface InvitationResult {

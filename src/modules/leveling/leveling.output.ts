@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { AmountPercent } from '../statistics/statistics.output';
-import { CurrencyEnum, DocumentStateEnum, IntentionEnum } from '../../platform/validation/enums';
+import { CurrencyEnum, DocumentStateEnum, IntentionEnum } from '../enums';
 import { Rest } from '../../platform/outputs/output';
 
 /**

@@ -2,7 +2,7 @@ import { Args, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
 import { LevelingArgs, levelingThreshold } from './leveling.input';
 import { LevelingColumn, LevelingEntry, ProjectLeveling, TemplateLeveling } from './leveling.output';
 import type { TemplateFields } from '../templates/template.service';
-import type { GraphQLContext } from '../../platform/graphql/context';
+import type { GraphQLContext } from '../context';
 import { Contractor } from '../invitations/directory.output';
 import { Project } from '../projects/project.output';
 import { Template } from '../templates/template.output';

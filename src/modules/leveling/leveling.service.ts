@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../platform/errors';
-import { visibleProject } from '../../platform/access';
+import { visibleProject } from '../access';
 import type {
   LevelingCell, LevelingColumn, LevelingEntry, LevelingRow, ProjectLeveling, TemplateLeveling,
 } from './leveling.output';

@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { OrganizationService, type UserView } from './organization.service';
-import type { GraphQLContext } from '../../platform/graphql/context';
+import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Organization, User } from './organization.output';
 import { SwitchOrganizationPayload } from '../payloads/payloads.type';

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../platform/errors';
 import { Headquarter, Membership, Organization, OrganizationKind, User } from '../entities';
-import { canSeeOrganization } from '../../platform/access';
+import { canSeeOrganization } from '../access';
 import type { ServiceContext } from '../../platform/service-context';
 
 /** A user as the organizations that hold them show them (the same fields wherever a user appears). */

@@ -1,7 +1,7 @@
 import { Ctx, FieldResolver, Resolver, Root, type ClassType } from 'type-graphql';
 import { OrganizationService } from '../organizations/organization.service';
-import type { GraphQLContext } from '../../platform/graphql/context';
-import { templateOf } from '../../platform/graphql/loaders';
+import type { GraphQLContext } from '../context';
+import { templateOf } from '../loaders';
 import { User } from '../organizations/organization.output';
 import {
   AddTemplatePayload, CreateProjectTradePayload, DeleteProjectTradePayload, DeleteTemplatePayload, InviteContractorsPayload,

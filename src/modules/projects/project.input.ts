@@ -1,6 +1,6 @@
 import { Field, Float, ID, InputType } from 'type-graphql';
 import { CONSTRUCTION_TYPES, CURRENCIES, RESPONSE_TYPES } from './project.entity';
-import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../../platform/validation/enums';
+import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../enums';
 import { AtLeast, AtMost, Bool, DateInput, List, Nested, Num, OneOf, Optional, PageSize, Required, Text, Uuid } from '../../platform/validation/rules';
 import { JSONSchema } from 'class-validator-jsonschema';
 

@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { DEMO_IDS, demoLegacyId } from '../../seed/demo-data';
-import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../../platform/validation/enums';
+import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../enums';
 import { Rest, RestRecord } from '../../platform/outputs/output';
 
 const DAY = { format: 'date' };

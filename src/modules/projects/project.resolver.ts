@@ -3,7 +3,7 @@ import { CreateProjectInput } from './project.input';
 import { encodeCursor, pageSize } from '../../platform/database/pagination';
 import { ProjectService, projectFields, type ProjectFields } from './project.service';
 import type { ProjectStatisticsView } from '../statistics/statistics.service';
-import type { GraphQLContext } from '../../platform/graphql/context';
+import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Organization, User } from '../organizations/organization.output';
 import { ArchiveProjectPayload, CreateProjectPayload } from '../payloads/payloads.type';

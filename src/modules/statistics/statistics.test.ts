@@ -2,7 +2,7 @@ import pg from 'pg';
 import {
   Document, DocumentVersion, Intention, Project, ProjectTrade, Template, VersionStatus,
 } from '../entities';
-import type { Caller } from '../identity/caller';
+import type { Caller } from '../../platform/auth/caller';
 import { StatisticsService, type ProjectStatisticsView, type TemplateStatsView } from './statistics.service';
 import { DEMO_ARCHITECT_CALLER, DEMO_IDS } from '../../seed/demo-data';
 import { startTestApp, type TestApp } from '../../../test/support/app';

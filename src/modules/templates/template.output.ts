@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { DEMO_IDS } from '../../seed/demo-data';
-import { ResponseTypeEnum } from '../../platform/validation/enums';
+import { ResponseTypeEnum } from '../enums';
 import { Document } from '../documents/document.output';
 import { Rest, RestRecord } from '../../platform/outputs/output';
 import { TemplateStats } from '../statistics/statistics.output';

@@ -6,7 +6,7 @@ import { InvitationService } from '../invitations/invitation.service';
 import type { ProjectView } from '../projects/project.service';
 import { TemplateService, templateFields, type TemplateFields } from './template.service';
 import { validateInstance } from '../../platform/validation/validation';
-import type { GraphQLContext } from '../../platform/graphql/context';
+import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Contractor } from '../invitations/directory.output';
 import { Document, DocumentVersion } from '../documents/document.output';

@@ -2,7 +2,7 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors';
 import { ProjectTrade, Template } from '../entities';
-import { holdWritable, visibleProject, writableProject } from '../../platform/access';
+import { holdWritable, visibleProject, writableProject } from '../access';
 import { DocumentService, type DocumentView } from '../documents/document.service';
 import type { AddTemplateInput } from './template.input';
 import { keysetPage, type Page } from '../../platform/database/pagination';

@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root, UseMiddleware } 
 import { CreateProjectTradeInput, UpdateProjectTradeInput } from './project-trade.input';
 import { ProjectTradeService } from './project-trade.service';
 import type { ProjectView } from '../projects/project.service';
-import type { GraphQLContext } from '../../platform/graphql/context';
+import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { CreateProjectTradePayload, DeleteProjectTradePayload, UpdateProjectTradePayload } from '../payloads/payloads.type';
 import { Project, ProjectTrade } from '../projects/project.output';

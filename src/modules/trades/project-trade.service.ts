@@ -1,7 +1,7 @@
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { ConflictError, NotFoundError } from '../../platform/errors';
 import { Project, ProjectTrade, Template } from '../entities';
-import { holdWritable, visibleProject } from '../../platform/access';
+import { holdWritable, visibleProject } from '../access';
 import type { CreateProjectTradeInput, UpdateProjectTradeInput } from './project-trade.input';
 import type { ServiceContext } from '../../platform/service-context';
 import { groupUnder } from '../../platform/database/batch';

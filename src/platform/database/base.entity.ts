@@ -1,6 +1,6 @@
 import { OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { newLegacyId } from '../../modules/tools/legacy-id';
+import { newLegacyId } from './legacy-id';
 
 /** Columns every table has: a UUID key and creation / update times. */
 export abstract class BaseEntity<Optional = never> {

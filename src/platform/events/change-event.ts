@@ -8,7 +8,7 @@ export const CHANGE_CHANNEL = 'tender_changes';
 
 /**
  * The channel of authorization changes (src/migrations/Migration20270105000000_caller_changes.ts): a user's id,
- * or `*` for every user, whose caller the instances must forget (src/modules/identity/caller-cache.ts).
+ * or `*` for every user, whose caller the instances must forget (src/platform/auth/caller-cache.ts).
  */
 export const CALLER_CHANNEL = 'tender_callers';
 

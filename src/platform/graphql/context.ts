@@ -3,24 +3,25 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestReads, ReadRoute } from '../http/state';
 import { replicaFault } from '../database/replicas';
 import type { ServiceContext } from '../service-context';
-import { createLoaders, type Loaders } from './loaders';
-import { OperationSelection } from './selection';
+import type { OperationSelection } from './selection';
+
+/** What the loaders of a request are to the platform: each can forget what it loaded (after a mutation). */
+export type RequestLoaders = Record<string, { clearAll(): void }>;
+
+/** Makes a request's loaders (src/modules/loaders.ts). */
+export type LoadersFactory<L extends RequestLoaders = RequestLoaders> = (sc: ServiceContext, selection: OperationSelection) => L;
 
 /**
- * What every resolver gets: the request's service context, its own DataLoaders, and the fields its operation
- * selects (read once the operation is known: selection.ts).
+ * What every resolver gets: the request's service context, its own DataLoaders (the modules' ones:
+ * src/modules/context.ts names them), and the fields its operation selects (read once the operation is known:
+ * selection.ts).
  */
-export interface GraphQLContext {
+export interface GraphQLContext<L extends RequestLoaders = RequestLoaders> {
   sc: ServiceContext;
-  loaders: Loaders;
+  loaders: L;
   selection: OperationSelection;
   /** Where the operation reads, once its kind is known (src/platform/graphql/executor.ts); absent without replicas. */
   routing?: OperationRouting;
-}
-
-export function createContext(sc: ServiceContext): GraphQLContext {
-  const selection = new OperationSelection();
-  return { sc, loaders: createLoaders(sc, selection), selection };
 }
 
 /** What the executor asks of the context around one operation (given the context it executes with). */
@@ -37,7 +38,7 @@ export interface OperationRouting {
  * operation runs again on the primary, with loaders of its own: the first run's may keep the failure (a
  * read-ahead loader caches an error per key).
  */
-export function operationRouting(reads: RequestReads, primary: EntityManager): OperationRouting {
+export function operationRouting(reads: RequestReads, primary: EntityManager, createLoaders: LoadersFactory): OperationRouting {
   let route: ReadRoute | null = null;
   return {
     begin(kind, context) {

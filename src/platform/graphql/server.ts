@@ -5,21 +5,21 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
-import { GraphQLError, Kind, type ValidationRule } from 'graphql';
+import { GraphQLError, Kind, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
 import { MethodNotAllowedError } from '../errors';
 import { identifyCaller, verifiedToken, verifyRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import { Metrics } from '../metrics';
-import type { TokenVerifier } from '../../modules/identity/token-verifier';
-import type { CallerCache } from '../../modules/identity/caller-cache';
-import { createContext, operationRouting, type GraphQLContext } from './context';
+import type { TokenVerifier } from '../auth/token-verifier';
+import type { CallerCache } from '../auth/caller-cache';
+import { operationRouting, type GraphQLContext, type LoadersFactory } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
 import { compiledExecution } from './executor';
 import { operationSlots } from './operation-slots';
+import { OperationSelection } from './selection';
 import { createIde, IDE_ASSETS_PATH } from './ide';
-import { graphqlSchema } from '../../modules/schema';
 
 /** Limits against expensive queries (values documented in docs/decisions.md). */
 export const GRAPHQL_LIMITS = {
@@ -159,12 +159,19 @@ export function graphqlProtection(config: Config) {
   return armor.protect();
 }
 
+/** What the modules give the GraphQL server (src/modules/schema.ts, src/modules/context.ts). */
+export interface GraphQLModules {
+  schema: GraphQLSchema;
+  /** A request's loaders: each request, and each re-run of an operation on the primary, gets its own. */
+  createLoaders: LoadersFactory;
+}
+
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
-export async function graphqlRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache, metrics: Metrics): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+export async function graphqlRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache, metrics: Metrics, modules: GraphQLModules): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const protection = graphqlProtection(config);
   const server = new ApolloServer<Context>({
     // The schema, executed by compiled queries (executor.ts).
-    gateway: compiledExecution(await graphqlSchema()),
+    gateway: compiledExecution(modules.schema),
     introspection: config.graphql.introspection,
     plugins: [
       ...(protection.plugins as ApolloServerPlugin<Context>[]),
@@ -199,12 +206,10 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
     context: async ({ ctx }: { ctx: { state: AppState } }) => {
       // Unreachable without a caller: every request that reaches Apollo went through identify (below).
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
-      const context = {
-        ...createContext({ em: ctx.state.em, primaryEm: ctx.state.em, caller: ctx.state.caller, config, callers }),
-        requestId: ctx.state.requestId,
-        log: ctx.state.log,
-      };
-      if (ctx.state.reads) context.routing = operationRouting(ctx.state.reads, ctx.state.em);
+      const sc = { em: ctx.state.em, primaryEm: ctx.state.em, caller: ctx.state.caller, config, callers };
+      const selection = new OperationSelection();
+      const context: Context = { sc, loaders: modules.createLoaders(sc, selection), selection, requestId: ctx.state.requestId, log: ctx.state.log };
+      if (ctx.state.reads) context.routing = operationRouting(ctx.state.reads, ctx.state.em, modules.createLoaders);
       return context;
     },
   } as never) as unknown as AppMiddleware;

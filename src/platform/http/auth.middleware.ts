@@ -1,8 +1,8 @@
 import { setUnitOfWorkCaller } from '../database/limits';
 import { UnauthenticatedError } from '../errors';
-import { loadCaller } from '../../modules/identity/caller.service';
-import type { CallerCache } from '../../modules/identity/caller-cache';
-import type { TokenVerifier, VerifiedToken } from '../../modules/identity/token-verifier';
+import { loadCaller } from '../auth/caller.service';
+import type { CallerCache } from '../auth/caller-cache';
+import type { TokenVerifier, VerifiedToken } from '../auth/token-verifier';
 import type { AppContext, AppMiddleware } from './state';
 
 /**

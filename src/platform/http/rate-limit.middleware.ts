@@ -2,7 +2,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { TooManyRequestsError, type RateLimitPolicy } from '../errors';
 import type { Metrics } from '../metrics';
 import { clientKey } from './client-key';
-import type { TokenVerifier } from '../../modules/identity/token-verifier';
+import type { TokenVerifier } from '../auth/token-verifier';
 import type { Quota, RateLimiters } from './rate-limiters';
 import { verifiedToken } from './auth.middleware';
 import type { AppContext, AppMiddleware } from './state';

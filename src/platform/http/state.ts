@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import type { Caller } from '../../modules/identity/caller';
-import type { VerifiedToken } from '../../modules/identity/token-verifier';
+import type { Caller } from '../auth/caller';
+import type { VerifiedToken } from '../auth/token-verifier';
 import type { ReadRoute } from '../database/replicas';
 
 export type { ReadRoute };

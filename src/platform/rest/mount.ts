@@ -5,8 +5,8 @@ import { readOnly } from '../http/read-routing';
 import { authenticate } from '../http/auth.middleware';
 import type { AppMiddleware, AppState } from '../http/state';
 import type { Config } from '../config';
-import type { TokenVerifier } from '../../modules/identity/token-verifier';
-import type { CallerCache } from '../../modules/identity/caller-cache';
+import type { TokenVerifier } from '../auth/token-verifier';
+import type { CallerCache } from '../auth/caller-cache';
 import { validateInput, validateRestInput, validateRestQuery, withRestFieldNames } from '../validation/validation';
 import { ALIAS_PREFIX, PREFIXES, type RouteDef } from './route';
 

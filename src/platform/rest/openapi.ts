@@ -7,7 +7,6 @@ import { NOT_BLANK } from '../validation/rules';
 import { outputComponents, type JsonSchema } from '../outputs/output';
 import { camelToSnake } from '../validation/validation';
 import { ALIAS_PREFIX, PREFIXES, type RouteDef } from './route';
-import { TOKEN_COMPONENTS, tokenPath } from '../../modules/identity/token.openapi';
 
 const REF = '#/components/schemas/';
 const schemaRef = (name: string) => ({ $ref: `${REF}${name}` });
@@ -71,18 +70,6 @@ const ERROR_BODY: JsonSchema = {
       items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string', examples: ['scopes.vat'] }, message: { type: 'string', examples: ['must be at least 1'] } } },
     },
     request_id: { type: 'string', description: 'Of a 500: the request\'s id in the log' },
-  },
-};
-
-/** The 404 of #33 and #34 (interface.md, Errors). */
-const SIRET_NOT_FOUND: JsonSchema = {
-  type: 'object',
-  required: ['code', 'message', 'siret', 'data'],
-  properties: {
-    code: { type: 'integer', examples: [404] },
-    message: { type: 'string', examples: ['No contractor organization has this SIRET'] },
-    siret: { type: 'string', examples: ['12345678901234'] },
-    data: { type: 'array', maxItems: 0, items: {} },
   },
 };
 
@@ -267,8 +254,12 @@ export interface OpenApiOptions {
   tokenUrl: string;
   /** The scope every token must carry. */
   scope: string;
-  /** Describe /auth/token (the built-in development identity provider serves it). */
+  /** Describe /auth/token (the built-in development identity provider serves it): its tag is listed. */
   tokenEndpoint: boolean;
+  /** Operations that are not route definitions (the token endpoint), by path. */
+  paths?: Record<string, Record<string, unknown>>;
+  /** Components the operations refer to besides inputs and outputs (error bodies of their own, the token's). */
+  schemas?: Record<string, JsonSchema>;
 }
 
 /** The OpenAPI 3.1 description, generated from the route definitions, their input classes and output records. */
@@ -281,8 +272,8 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions): JsonS
     paths[key] ??= servers ? { servers } : {};
     paths[key][r.method] = operationOf(r, inputs);
   }
-  if (options.tokenEndpoint) paths['/auth/token'] = tokenPath(options.scope);
-  const schemas: Record<string, JsonSchema> = { ErrorBody: ERROR_BODY, SiretNotFound: SIRET_NOT_FOUND, ...(options.tokenEndpoint ? TOKEN_COMPONENTS : {}) };
+  Object.assign(paths, options.paths);
+  const schemas: Record<string, JsonSchema> = { ErrorBody: ERROR_BODY, ...options.schemas };
   Object.assign(schemas, inputComponents({ paths, schemas }), outputComponents({ paths, schemas }));
   const scopes = { [options.scope]: 'This service (required: a token without it is refused with 401)', email: 'The user\'s email', profile: 'The user\'s name' };
   return {

@@ -2,8 +2,8 @@ import type { ClassConstructor } from 'class-transformer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { AppContext } from '../http/state';
-import type { Caller } from '../../modules/identity/caller';
-import type { CallerCache } from '../../modules/identity/caller-cache';
+import type { Caller } from '../auth/caller';
+import type { CallerCache } from '../auth/caller-cache';
 import { ref, type JsonSchema, type RecordClass } from '../outputs/output';
 
 export type { JsonSchema };

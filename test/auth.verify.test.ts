@@ -1,11 +1,11 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { IdentityProviderService } from './identity-provider.service';
-import { DEMO_PASSWORD, DEMO_USERS } from '../../seed/demo-data';
-import { startTestApp, type TestApp } from '../../../test/support/app';
-import { tokenFor, tokenRequest } from '../../../test/support/auth';
-import { request, type HttpResponse } from '../../../test/support/http';
-import { generateTestKey, signToken } from '../../../test/support/idp-server';
-import { alterPayload, alterSignature, otherChar, resignWithProviderKey } from '../../../test/support/idp-tokens';
+import { IdentityProviderService } from '../src/modules/identity/identity-provider.service';
+import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { startTestApp, type TestApp } from './support/app';
+import { tokenFor, tokenRequest } from './support/auth';
+import { request, type HttpResponse } from './support/http';
+import { generateTestKey, signToken } from './support/idp-server';
+import { alterPayload, alterSignature, otherChar, resignWithProviderKey } from './support/idp-tokens';
 
 const PROTECTED = '/api/svc/v1/organizations';
 const now = () => Math.floor(Date.now() / 1000);

@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../../platform/config';
-import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError, toAppError } from '../../platform/errors';
-import { isUuid } from '../../platform/database/uuid';
+import type { Config } from '../config';
+import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError, toAppError } from '../errors';
+import { isUuid } from '../database/uuid';
 
 /** What a verified access token says about its bearer. */
 export interface VerifiedToken {

@@ -1,12 +1,12 @@
-import type { Caller } from './caller';
-import { ChangeListener, type ChangeListenerOptions } from '../../platform/events/change-listener';
-import { CallerCache } from './caller-cache';
-import { DEMO_IDS } from '../../seed/demo-data';
-import { QueryCounter, startTestApp, type TestApp } from '../../../test/support/app';
-import { tokenFor } from '../../../test/support/auth';
-import { queryRows } from '../../../test/support/databases';
-import { gql } from '../../../test/support/graphql';
-import { request } from '../../../test/support/http';
+import type { Caller } from '../src/platform/auth/caller';
+import { ChangeListener, type ChangeListenerOptions } from '../src/platform/events/change-listener';
+import { CallerCache } from '../src/platform/auth/caller-cache';
+import { DEMO_IDS } from '../src/seed/demo-data';
+import { QueryCounter, startTestApp, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
+import { queryRows } from './support/databases';
+import { gql } from './support/graphql';
+import { request } from './support/http';
 
 const USER = '0b6f2f38-2d47-4a43-9a55-2d7d1c1c0001';
 const callerOf = (organizations: string[]): Caller => ({

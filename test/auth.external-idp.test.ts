@@ -1,8 +1,8 @@
-import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../../seed/demo-data';
-import { startTestApp, type TestApp } from '../../../test/support/app';
-import { tokenRequest } from '../../../test/support/auth';
-import { request } from '../../../test/support/http';
-import { generateTestKey, signToken, startExternalIdp, type ExternalIdp } from '../../../test/support/idp-server';
+import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { startTestApp, type TestApp } from './support/app';
+import { tokenRequest } from './support/auth';
+import { request } from './support/http';
+import { generateTestKey, signToken, startExternalIdp, type ExternalIdp } from './support/idp-server';
 
 const ORGS = '/api/svc/v1/organizations';
 const names = (body: { organizations: { name: string }[] }) => body.organizations.map((o) => o.name);

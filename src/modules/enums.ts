@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { CONSTRUCTION_TYPES, CURRENCIES, Intention, RESPONSE_TYPES, VersionStatus } from '../../modules/entities';
+import { CONSTRUCTION_TYPES, CURRENCIES, Intention, RESPONSE_TYPES, VersionStatus } from './entities';
 
 /**
  * The closed sets of decisions.md as GraphQL enums, each value named as the interface writes it, so a

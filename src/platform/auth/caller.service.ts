@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type AppError, ForbiddenError, UnauthenticatedError } from '../../platform/errors';
+import { type AppError, ForbiddenError, UnauthenticatedError } from '../errors';
 import type { Caller } from './caller';
 import type { VerifiedToken } from './token-verifier';
-import { uuidList } from '../../platform/database/uuid';
+import { uuidList } from '../database/uuid';
 
 interface CallerRow {
   id: string;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConflictError, NotFoundError } from './errors';
-import { Project } from '../modules/entities';
-import type { ServiceContext } from './service-context';
+import { ConflictError, NotFoundError } from '../platform/errors';
+import { Project } from './entities';
+import type { ServiceContext } from '../platform/service-context';
 
 /**
  * Tenancy in one place: every lookup by id goes through the caller's Administrator organizations, so an
