@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { DEMO_IDS } from '../../seed/demo-data';
+import { DEMO_IDS } from '../../seed/demo-ids';
 import { CreditsScopeTypeEnum } from '../enums';
 import { CompanyInformation } from '../organizations/organization.output';
 import { Rest, RestRecord } from '../../platform/outputs/output';

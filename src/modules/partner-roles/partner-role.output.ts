@@ -1,5 +1,5 @@
 import { ID } from 'type-graphql';
-import { DEMO_IDS } from '../../seed/demo-data';
+import { DEMO_IDS } from '../../seed/demo-ids';
 import { Rest, RestRecord } from '../../platform/outputs/output';
 
 /** #26-#27 (REST only). */
