@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import pg from 'pg';
 import { toRest } from '../src/platform/rest/serialize';
-import { pgArray, PROJECT_STATISTICS_SQL, projectStatisticsView, type ProjectStatsRow } from '../src/modules/statistics/statistics.service';
+import { projectStatisticsSql, projectStatisticsView, type ProjectStatsRow } from '../src/modules/statistics/statistics.service';
 
 /**
  * The floor the REST statistics operation (#5) is measured against: node:http and a pg pool running the
@@ -16,15 +16,11 @@ export interface BareServer {
   close(): Promise<void>;
 }
 
-/** knex's `?` and `array[?]` (an array bound as a list) as pg's `$n` (an array bound as an array). */
-const numbered = (sql: string) => { let n = 0; return sql.replace(/array\[\?\]|\?/g, () => `$${++n}`); };
-
 function statisticsPool(databaseUrl: string, poolSize: number) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: '-c jit=off' });
   // The scratch database is dropped with its connections when the benchmark ends: an idle client's error then is expected.
   pool.on('error', () => undefined);
-  const sql = numbered(PROJECT_STATISTICS_SQL);
-  return { pool, statistics: (id: string, organizationIds: string[]) => pool.query<ProjectStatsRow>(sql, [pgArray([id]), organizationIds]) };
+  return { pool, statistics: (id: string, organizationIds: string[]) => pool.query<ProjectStatsRow>(projectStatisticsSql([id], organizationIds)) };
 }
 
 /** The service's answer for a project's statistics row, or its 404 when the caller may not see the project. */

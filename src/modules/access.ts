@@ -1,3 +1,4 @@
+import { inOrganizations } from '../platform/database/tenancy';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError } from '../platform/errors';
 import { Project } from './entities';
@@ -8,7 +9,7 @@ import type { ServiceContext } from '../platform/service-context';
  * id from elsewhere answers exactly like an unknown one.
  */
 export async function visibleProject(sc: ServiceContext, projectId: string): Promise<Project> {
-  const project = await sc.em.findOne(Project, { id: projectId, organization: { $in: sc.caller.adminOrganizationIds } });
+  const project = await sc.em.findOne(Project, { id: projectId, organization: inOrganizations(sc.caller.adminOrganizationIds) });
   if (!project) throw new NotFoundError('Project not found');
   return project;
 }

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError, ValidationError } from '../../platform/errors';
 import type { ServiceContext } from '../../platform/service-context';
-import { isUuid, uuidList } from '../../platform/database/uuid';
+import { isUuid, uuidArraySql, uuidList } from '../../platform/database/uuid';
 
 /** Most projects one `projectChanged` subscription may name (leave the argument out for all of them). */
 export const MAX_WATCHED_PROJECTS = 100;
@@ -28,8 +29,7 @@ export class SubscriptionService {
     if (ids.length === 0) throw new ValidationError([{ field: 'projectIds', message: 'must name at least one project; leave it out for every project' }]);
     if (ids.length > MAX_WATCHED_PROJECTS) throw new ValidationError([{ field: 'projectIds', message: `must name at most ${MAX_WATCHED_PROJECTS} projects; leave it out for every project` }]);
     const rows = await this.sc.em.execute<Array<{ id: string }>>(
-      'select id from project where id = any(array[?]::uuid[]) and organization_id = any(array[?]::uuid[])',
-      [ids, uuidList(this.sc.caller.adminOrganizationIds)],
+      `select id from project where id = any(${uuidArraySql(ids)}) and ${ownedBy('organization_id', uuidList(this.sc.caller.adminOrganizationIds))}`,
     );
     const visible = new Set(rows.map((r) => r.id));
     const missing = ids.find((id) => !visible.has(id));
@@ -42,8 +42,8 @@ export class SubscriptionService {
     if (!isUuid(templateId)) throw new ValidationError([{ field: 'templateId', message: 'must be a UUID' }]);
     const [row] = await this.sc.em.execute<Array<{ id: string; project_id: string }>>(
       `select t.id, t.project_id from template t join project p on p.id = t.project_id
-       where t.id = ? and p.organization_id = any(array[?]::uuid[])`,
-      [templateId.toLowerCase(), uuidList(this.sc.caller.adminOrganizationIds)],
+       where t.id = ? and ${ownedBy('p.organization_id', uuidList(this.sc.caller.adminOrganizationIds))}`,
+      [templateId.toLowerCase()],
     );
     if (!row) throw new NotFoundError('Template not found');
     return { kind: 'template', templateId: row.id, projectId: row.project_id };
@@ -59,8 +59,7 @@ export async function projectsForResync(em: EntityManager, organizationIds: read
   const ids = uuidList(projectIds);
   if (!orgs.length && !ids.length) return [];
   const rows = await em.execute<Array<{ id: string; organization_id: string }>>(
-    'select id, organization_id from project where organization_id = any(array[?]::uuid[]) or id = any(array[?]::uuid[])',
-    [orgs.length ? orgs : [null], ids.length ? ids : [null]],
+    `select id, organization_id from project where ${ownedBy('organization_id', orgs)} or id = any(${uuidArraySql(ids)})`,
   );
   return rows.map((r) => ({ id: r.id, organizationId: r.organization_id }));
 }

@@ -1,4 +1,6 @@
+import { uuidArraySql } from '../../platform/database/uuid';
 import { Membership, Organization } from '../entities';
+import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError, ValidationError } from '../../platform/errors';
 import type { ServiceContext } from '../../platform/service-context';
 
@@ -43,8 +45,8 @@ export class CompanyService {
     const linked = await this.sc.em.getConnection().execute<{ id: string }[]>(`
       select o.id from organization o
       where o.kind = 'CONTRACTOR' and o.fiscal_number = ?
-        and exists (select 1 from contractor c where c.company_id = o.id and c.organization_id = any(array[?]::uuid[]))`,
-    [siret, this.sc.caller.adminOrganizationIds]);
+        and exists (select 1 from contractor c where c.company_id = o.id and ${ownedBy('c.organization_id', this.sc.caller.adminOrganizationIds)})`,
+    [siret]);
     const companies = linked.length
       ? await this.sc.em.find(Organization, { id: { $in: linked.map((r) => r.id) } }, { orderBy: { name: 'asc', id: 'asc' } })
       : [];
@@ -89,8 +91,8 @@ export class CompanyService {
       join template t on t.id = d.template_id
       join project_trade pt on pt.id = t.trade_id
       join project p on p.id = pt.project_id
-      where c.company_id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
-      order by pt.name, pt.id`, [companies.map((c) => c.id), this.sc.caller.adminOrganizationIds]);
+      where c.company_id = any(${uuidArraySql(companies.map((c) => c.id))}) and ${ownedBy('p.organization_id', this.sc.caller.adminOrganizationIds)}
+      order by pt.name, pt.id`);
     return {
       siret,
       companies: companies.map((c) => ({

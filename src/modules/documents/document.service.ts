@@ -1,4 +1,5 @@
 import { NotFoundError } from '../../platform/errors';
+import { ownedBy } from '../../platform/database/tenancy';
 import { contractorsByIds, contractorsOfProjects, type ContractorDetailView } from '../invitations/contractor.service';
 import { rowTime, type PgTimestamp } from '../../platform/database/rows';
 import { signedFileUrl } from './file-url';
@@ -126,14 +127,14 @@ const DOCUMENTS_FROM = `document d
  * Documents of the caller's organizations, with the fields asked for, in creation order. `where` is an extra SQL
  * condition on `d` (or its template `t`) with its bindings. `state` reads the latest version: only when asked.
  */
-const DOCUMENTS_SQL = (where: string, asked: DocumentFieldsAsked, from = DOCUMENTS_FROM) => `
+const DOCUMENTS_SQL = (organizationIds: readonly string[], where: string, asked: DocumentFieldsAsked, from = DOCUMENTS_FROM) => `
     select d.id, d.template_id, d.contractor_id${asked.intention ? ', d.intention' : ''}${asked.dceDownloadedAt ? ', d.dce_downloaded_at' : ''}${asked.state
     ? `, case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state` : ''}
     from ${from}${asked.state ? `
     left join lateral (
       select v.status from document_version v where v.document_id = d.id order by v.version desc limit 1
     ) l on true` : ''}
-    where p.organization_id = any(array[?]::uuid[]) and ${where}
+    where ${ownedBy('p.organization_id', organizationIds)} and ${where}
     order by d.created_at, d.id`;
 
 /** Invited contractors' documents on templates: their versions, contractors, files and download URLs. */
@@ -166,7 +167,7 @@ export class DocumentService {
   async documentsOfContractors(templateId: string, contractorIds: readonly string[]): Promise<DocumentFields[]> {
     const ids = uuidList(contractorIds);
     if (!ids.length) return [];
-    return this.query('d.template_id = ? and d.contractor_id = any(array[?]::uuid[])', [templateId.toLowerCase(), ids], ALL_DOCUMENT_FIELDS) as Promise<DocumentFields[]>;
+    return this.query(`d.template_id = ? and d.contractor_id = any(${uuidArraySql(ids)})`, [templateId.toLowerCase()], ALL_DOCUMENT_FIELDS) as Promise<DocumentFields[]>;
   }
 
   /** Versions of many documents in one statement, by document id, ordered by version; every field unless `fields` says which. */
@@ -196,7 +197,7 @@ export class DocumentService {
       from template t
       join project p on p.id = t.project_id
       join document_version v on v.template_id = t.id
-      where t.project_id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])`, [orgs], fields);
+      where t.project_id = any(${uuidArraySql(ids)}) and ${ownedBy('p.organization_id', orgs)}`, [], fields);
     return groupBy(rows, (r) => r.document_id, this.versionFromRow(fields));
   }
 
@@ -272,8 +273,8 @@ export class DocumentService {
       select d.id from document d
       join template t on t.id = d.template_id
       join project p on p.id = t.project_id
-      where d.id = ? and t.id = ? and p.id = ? and p.organization_id = any(array[?]::uuid[])`,
-    [documentId.toLowerCase(), templateId.toLowerCase(), projectId.toLowerCase(), uuidList(this.sc.caller.adminOrganizationIds)]);
+      where d.id = ? and t.id = ? and p.id = ? and ${ownedBy('p.organization_id', uuidList(this.sc.caller.adminOrganizationIds))}`,
+    [documentId.toLowerCase(), templateId.toLowerCase(), projectId.toLowerCase()]);
     if (!row) throw new NotFoundError('Document not found');
     return row.id;
   }
@@ -307,7 +308,7 @@ export class DocumentService {
   private async query(where: string, params: unknown[], asked: DocumentFieldsAsked, from?: string): Promise<DocumentRecord[]> {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!orgs.length) return [];
-    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(where, asked, from), [orgs, ...params]);
+    const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(orgs, where, asked, from), params);
     const em = this.sc.em;
     return rows.map((r) => {
       const d: DocumentRecord = { id: r.id, templateId: r.template_id, contractorId: r.contractor_id };

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError } from '../../platform/errors';
 import { rowTime } from '../../platform/database/rows';
 import { isUuid, uuidArraySql } from '../../platform/database/uuid';
@@ -50,7 +51,7 @@ export async function contractorsByIds(em: EntityManager, ids: string[], organiz
   const rows = await em.execute<ContractorRow[]>(`
     select ${CONTRACTOR_COLUMNS}
     from contractor c
-    where c.id = any(${uuidArraySql(ids)}) and c.organization_id = any(array[?]::uuid[])`, [organizationIds]);
+    where c.id = any(${uuidArraySql(ids)}) and ${ownedBy('c.organization_id', organizationIds)}`);
   return rows.map((c) => contractorFromRow(em, c));
 }
 
@@ -63,9 +64,9 @@ export async function contractorsOfProjects(em: EntityManager, projectIds: strin
   const rows = await em.execute<ContractorRow[]>(`
     select ${CONTRACTOR_COLUMNS}
     from contractor c
-    where c.organization_id = any(array[?]::uuid[]) and c.id in (
+    where ${ownedBy('c.organization_id', organizationIds)} and c.id in (
       select d.contractor_id from ${PROJECT_DOCUMENTS_FROM}
-      where t.project_id = any(${uuidArraySql(projectIds)}) and p.organization_id = any(array[?]::uuid[]))`, [organizationIds, organizationIds]);
+      where t.project_id = any(${uuidArraySql(projectIds)}) and ${ownedBy('p.organization_id', organizationIds)})`);
   return rows.map((c) => contractorFromRow(em, c));
 }
 

@@ -1,3 +1,6 @@
+import { uuidArraySql } from '../../platform/database/uuid';
+import { ownedBy } from '../../platform/database/tenancy';
+import type { Caller } from '../../platform/auth/caller';
 import { ForbiddenError, ValidationError, type FieldError } from '../../platform/errors';
 import type { CreditsUsageQuery } from './credits.input';
 import type { ServiceContext } from '../../platform/service-context';
@@ -29,13 +32,12 @@ const LEDGER_JOIN = `left join credit_ledger_entry e on e.organization_id = o.id
 const TOTALS = 'coalesce(sum(e.amount), 0)::bigint as total, sum(coalesce(sum(e.amount), 0)) over ()::bigint as grand_total';
 
 /** An organization may be reported on by its Administrators and by the admins of its headquarter. */
-const ORGANIZATION_USAGE_SQL = `
+const organizationUsageSql = (caller: Caller) => `
   select o.name as scope_name, o.id, o.name, ${TOTALS}
   from organization o
   ${LEDGER_JOIN}
   where o.id = ?
-    and (o.id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
-      or o.headquarter_id in (select value::uuid from jsonb_array_elements_text(?::jsonb)))
+    and (${ownedBy('o.id', caller.adminOrganizationIds)} or o.headquarter_id = any(${uuidArraySql(caller.adminHeadquarterIds)}))
   group by o.id, o.name`;
 
 const HEADQUARTER_USAGE_SQL = `
@@ -77,9 +79,7 @@ export class CreditsService {
       scope = { type: 'headquarter', id, name: rows[0].scope_name };
     } else {
       const id = (query.organizationId ?? caller.currentOrganizationId).toLowerCase();
-      rows = await this.sc.em.execute<UsageRow[]>(ORGANIZATION_USAGE_SQL, [
-        from, to, id, JSON.stringify(caller.adminOrganizationIds), JSON.stringify(caller.adminHeadquarterIds),
-      ]);
+      rows = await this.sc.em.execute<UsageRow[]>(organizationUsageSql(caller), [from, to, id]);
       if (!rows.length) throw new ForbiddenError('You may not report on this organization');
       scope = { type: 'organization', id, name: rows[0].scope_name };
     }

@@ -1,3 +1,4 @@
+import { uuidArraySql } from '../../platform/database/uuid';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../../platform/errors';
 import { holdWritable, writableProject } from '../access';
@@ -58,11 +59,10 @@ export class InvitationService {
       await em.execute(`
         insert into contractor (id, created_at, updated_at, legacy_id, organization_id, name, email, phone)
         select c.id, ${NOW}, ${NOW}, c.legacy_id, ?, c.name, c.email, c.phone
-        from unnest(array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[])
+        from unnest(${uuidArraySql(items.map(() => randomUUID()))}, array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[])
           as c(id, legacy_id, name, email, phone)
         on conflict (organization_id, email) do nothing`, [
-        organizationId,
-        items.map(() => randomUUID()), items.map(() => newLegacyId()), items.map((c) => c.name), emails, items.map((c) => c.phone),
+        organizationId, items.map(() => newLegacyId()), items.map((c) => c.name), emails, items.map((c) => c.phone),
       ]);
       const contractors = await em.execute<Array<{ id: string; email: string }>>(
         'select id, email from contractor where organization_id = ? and email = any(array[?]::text[])', [organizationId, emails],
@@ -73,15 +73,15 @@ export class InvitationService {
       const inserted = await em.execute<Array<{ id: string }>>(`
         insert into document (id, created_at, updated_at, legacy_id, template_id, contractor_id)
         select d.id, ${NOW}, ${NOW}, d.legacy_id, ?, d.contractor_id
-        from unnest(array[?]::uuid[], array[?]::text[], array[?]::uuid[]) as d(id, legacy_id, contractor_id)
+        from unnest(${uuidArraySql(ids.map(() => randomUUID()))}, array[?]::text[], ${uuidArraySql(ids)}) as d(id, legacy_id, contractor_id)
         on conflict (template_id, contractor_id) do nothing
-        returning id`, [tplId, ids.map(() => randomUUID()), ids.map(() => newLegacyId()), ids]);
+        returning id`, [tplId, ids.map(() => newLegacyId())]);
 
       if (inserted.length) {
         await em.execute(`
           insert into credit_ledger_entry (id, created_at, updated_at, organization_id, amount, kind, reference_id)
           select gen_random_uuid(), ${NOW}, ${NOW}, ?, ?, 'INVITATION', r.id
-          from unnest(array[?]::uuid[]) as r(id)`, [organizationId, INVITATION_CREDITS, inserted.map((r) => r.id)]);
+          from unnest(${uuidArraySql(inserted.map((r) => r.id))}) as r(id)`, [organizationId, INVITATION_CREDITS]);
         // The consultation starts with its first invitation.
         await em.execute(`update template set consultation_started_at = ${NOW}, updated_at = ${NOW} where id = ? and consultation_started_at is null`, [tplId]);
       }

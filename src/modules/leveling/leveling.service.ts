@@ -5,29 +5,38 @@ import type {
 } from './leveling.output';
 import type { ServiceContext } from '../../platform/service-context';
 import { lotName } from '../templates/template.service';
-import { uuidList } from '../../platform/database/uuid';
+import { uuidArraySql, uuidList } from '../../platform/database/uuid';
+import { ownedBy } from '../../platform/database/tenancy';
 import { belowMedian, cents, halve, meanOf, medianOf, money, moneyNumeric, percentOf, thresholdOf } from './leveling-figures';
 import { percent, sub, toNumber, type Numeric } from '../../platform/values/pg-numeric';
 
-/** The projects `array[?]` and the projects of the templates `array[?]`, each limited to the organizations `array[?]`. */
-const PROJECTS = `
+/** What the leveling reads: projects by id and by one of their templates, within the caller's organizations. */
+interface Asked {
+  projectIds: readonly string[];
+  templateIds: readonly string[];
+  organizationIds: readonly string[];
+}
+
+/** The projects `projectIds` and the projects of the templates `templateIds`, each limited to the organizations. */
+const projectsSql = ({ projectIds, templateIds, organizationIds }: Asked) => `
     select p.id as project_id, p.name as project_name, p.scopes ->> 'currency' as currency, p.archived_at is not null as archived
-    from project p where p.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])
+    from project p where p.id = any(${uuidArraySql(projectIds)}) and ${ownedBy('p.organization_id', organizationIds)}
     union
     select p.id, p.name, p.scopes ->> 'currency', p.archived_at is not null
     from template t join project p on p.id = t.project_id
-    where t.id = any(array[?]::uuid[]) and p.organization_id = any(array[?]::uuid[])`;
+    where t.id = any(${uuidArraySql(templateIds)}) and ${ownedBy('p.organization_id', organizationIds)}`;
 
 /**
- * The lots (templates and slices) of the projects `array[?]` and the templates `array[?]`, in each project's
- * order (trade number, each template before its slices); a project without lots gives one row without a lot.
+ * The lots (templates and slices) of the projects and the templates asked for, in each project's order (trade
+ * number, each template before its slices); a project without lots gives one row without a lot.
  */
-const LOTS_SQL = `
-  with p as (${PROJECTS})
+const lotsSql = (asked: Asked) => `
+  with p as (${projectsSql(asked)})
   select p.*, t.id as template_id, t.budget, t.is_slice, t.slice_name, t.selected_consultation_id,
     tr.id as trade_id, tr.number as trade_number, tr.name as trade_name
   from p
-  left join template t on t.project_id = p.project_id and (t.project_id = any(array[?]::uuid[]) or t.id = any(array[?]::uuid[]))
+  left join template t on t.project_id = p.project_id
+    and (t.project_id = any(${uuidArraySql(asked.projectIds)}) or t.id = any(${uuidArraySql(asked.templateIds)}))
   left join project_trade tr on tr.id = t.trade_id
   order by p.project_id, tr.number, tr.created_at, tr.id, t.is_slice, t.created_at, t.id`;
 
@@ -36,7 +45,7 @@ const LOTS_SQL = `
  * contractor name, then invitation), then the documents without one. The state and offer are the rows the
  * statistics triggers keep (Migration20261220000000_statistics and Migration20261231000000_statistics_offer_version).
  */
-const DOCUMENTS_SQL = `
+const documentsSql = ({ projectIds, templateIds, organizationIds }: Asked) => `
   select ds.template_id, ds.document_id, ds.contractor_id, c.name as contractor_name, ds.state, ds.intention,
     ds.offer_sub_total as sub_total, ds.offer_discount as discount, ds.offer_version as version,
     extract(epoch from ds.offer_sent_at) * 1000 as sent_at_ms
@@ -45,7 +54,8 @@ const DOCUMENTS_SQL = `
   join document d on d.id = ds.document_id
   where ds.template_id in (
     select t.id from template t join project p on p.id = t.project_id
-    where (t.project_id = any(array[?]::uuid[]) or t.id = any(array[?]::uuid[])) and p.organization_id = any(array[?]::uuid[]))
+    where (t.project_id = any(${uuidArraySql(projectIds)}) or t.id = any(${uuidArraySql(templateIds)}))
+      and ${ownedBy('p.organization_id', organizationIds)})
   order by ds.template_id, ds.offer_sub_total - ds.offer_discount nulls last, c.name, d.created_at, ds.document_id`;
 
 /** pg answers numeric and bigint as strings. */
@@ -304,10 +314,10 @@ export class LevelingService {
    * from two statements; a project's totals are sums over its lots.
    */
   private async read(projectIds: string[], templateIds: string[], thresholdValue: number) {
-    const organizations = uuidList(this.sc.caller.adminOrganizationIds);
+    const asked: Asked = { projectIds, templateIds, organizationIds: uuidList(this.sc.caller.adminOrganizationIds) };
     // One after the other: side by side they hold two of the pool's connections and measured no faster.
-    const lotRows = await this.sc.em.execute<LotRow[]>(LOTS_SQL, [projectIds, organizations, templateIds, organizations, projectIds, templateIds]);
-    const documentRows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL, [projectIds, templateIds, organizations]);
+    const lotRows = await this.sc.em.execute<LotRow[]>(lotsSql(asked));
+    const documentRows = await this.sc.em.execute<DocumentRow[]>(documentsSql(asked));
     const byLot = new Map<string, DocumentRow[]>();
     for (const d of documentRows) {
       const rows = byLot.get(d.template_id);

@@ -1,3 +1,4 @@
+import { inOrganizations } from '../../platform/database/tenancy';
 import { NotFoundError } from '../../platform/errors';
 import { Headquarter, Membership, Organization, OrganizationKind, User } from '../entities';
 import { canSeeOrganization } from '../access';
@@ -118,7 +119,7 @@ export class OrganizationService {
   async user(userId: string): Promise<UserView & { organizationIds: string[] }> {
     const memberships = await this.sc.em.find(Membership, {
       user: userId,
-      organization: { $in: this.sc.caller.adminOrganizationIds },
+      organization: inOrganizations(this.sc.caller.adminOrganizationIds),
     }, { populate: ['user'], orderBy: { organization: { name: 'asc', id: 'asc' } } });
     if (!memberships.length) throw new NotFoundError('User not found');
     return { ...userView(memberships[0].user), organizationIds: memberships.map((m) => m.organization.id) };
@@ -133,7 +134,7 @@ export class OrganizationService {
     const members = await this.sc.em.find(Organization, {
       headquarter: hq.id,
       kind: OrganizationKind.ARCHITECT,
-      id: { $in: this.sc.caller.adminOrganizationIds },
+      id: inOrganizations(this.sc.caller.adminOrganizationIds),
     }, { orderBy: { name: 'asc' } });
     return {
       id: hq.id,

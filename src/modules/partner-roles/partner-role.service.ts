@@ -1,3 +1,4 @@
+import { inOrganizations } from '../../platform/database/tenancy';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Membership, PartnerRole, UserPartnerRole } from '../entities';
@@ -18,7 +19,7 @@ export class PartnerRoleService {
 
   /** A user is addressable when they belong to one of the caller's Administrator organizations. */
   private async assertVisibleUser(em: EntityManager, userId: string): Promise<void> {
-    const count = await em.count(Membership, { user: userId, organization: { $in: this.sc.caller.adminOrganizationIds } });
+    const count = await em.count(Membership, { user: userId, organization: inOrganizations(this.sc.caller.adminOrganizationIds) });
     if (!count) throw new NotFoundError('User not found');
   }
 

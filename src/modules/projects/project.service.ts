@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError, ValidationError, type FieldError } from '../../platform/errors';
 import {
   Membership, Project, ProjectManager, ProjectTrade, TradeList, type ConstructionType, type ProjectOptionalDates, type ProjectScopes,
@@ -169,7 +170,7 @@ export class ProjectService {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!ids.length || !orgs.length) return new Map();
     const rows = await this.sc.em.execute<ProjectRow[]>(`select ${PROJECT_COLUMNS} from project p
-      where p.id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])`, [orgs]);
+      where p.id = any(${uuidArraySql(ids)}) and ${ownedBy('p.organization_id', orgs)}`);
     return new Map(rows.map((r) => [r.id, projectFromRow(this.sc.em, r)]));
   }
 
@@ -189,8 +190,8 @@ export class ProjectService {
       columns: PROJECT_COLUMNS,
       from: 'project p',
       alias: 'p',
-      where: `p.organization_id = any(array[?]::uuid[]) and p.archived_at is ${opts.archived ? 'not null' : 'null'}`,
-      params: [orgs],
+      where: `${ownedBy('p.organization_id', orgs)} and p.archived_at is ${opts.archived ? 'not null' : 'null'}`,
+      params: [],
       map: (r: ProjectRow) => projectFromRow(this.sc.em, r),
     }, { first: opts.first, after: opts.after, afterField: opts.afterField ?? 'after', order: 'desc', count: opts.count !== false });
   }

@@ -1,7 +1,8 @@
 import { NotFoundError } from '../../platform/errors';
 import type { ServiceContext } from '../../platform/service-context';
 import { round2 } from '../../platform/values/time';
-import { uuidList } from '../../platform/database/uuid';
+import { uuidArraySql, uuidList } from '../../platform/database/uuid';
+import { ownedBy } from '../../platform/database/tenancy';
 
 /** The `stats` of a template record (decisions.md section 5, per template or slice). */
 export interface TemplateStatsView {
@@ -73,14 +74,7 @@ const int = (s: string | number | null) => Number(s ?? 0);
 const money = (s: string | null) => round2(Number(s ?? 0));
 
 /**
- * UUIDs (validated: uuidList) as one PostgreSQL array literal, bound as a single parameter: a thousand
- * ids are one value to send and one array to join (a list of a thousand parameters is parsed, and then
- * scanned for every row).
- */
-export const pgArray = (uuids: readonly string[]) => `{${uuids.join(',')}}`;
-
-/**
- * Stats of the templates `?` (ids, one array: pgArray) of the organizations `array[?]`: their maintained row
+ * Stats of the templates `ids` of the organizations `organizationIds`: their maintained row
  * (Migration20261220000000_statistics), with the retained offer's sub_total and discount subtracted here.
  * Each id is looked up by primary key (`offset 0` keeps the planner from hashing the whole table instead:
  * 400 templates of a dashboard in 2.4 ms rather than 12 here, at 1x and at 100x alike).
@@ -88,19 +82,19 @@ export const pgArray = (uuids: readonly string[]) => `{${uuids.join(',')}}`;
 const TEMPLATE_STATS_COLUMNS = `ts.template_id as id,
     coalesce(ts.retained_sub_total - ts.retained_discount - ts.budget, 0) as delta_budget,
     ts.contractors, ts.answers, ts.pending, ts.declined, ts.in_revision, ts.intention_no, ts.intention_maybe`;
-const TEMPLATE_STATS_SQL = `
+const templateStatsSql = (ids: readonly string[], organizationIds: readonly string[]) => `
   select ${TEMPLATE_STATS_COLUMNS}
-  from unnest(?::uuid[]) as i(id)
+  from unnest(${uuidArraySql(ids)}) as i(id)
   cross join lateral (select * from template_statistics ts where ts.template_id = i.id offset 0) ts
   cross join lateral (select p.organization_id from project p where p.id = ts.project_id offset 0) p
-  where p.organization_id = any(array[?]::uuid[])`;
+  where ${ownedBy('p.organization_id', organizationIds)}`;
 
-/** The same figures as TEMPLATE_STATS_SQL for every template of the projects `?` of the organizations `array[?]`. */
-const PROJECT_TEMPLATE_STATS_SQL = `
+/** The same figures as templateStatsSql for every template of the projects `projectIds` of the organizations. */
+const projectTemplateStatsSql = (projectIds: readonly string[], organizationIds: readonly string[]) => `
   select ${TEMPLATE_STATS_COLUMNS}
   from template_statistics ts
   join project p on p.id = ts.project_id
-  where ts.project_id = any(?::uuid[]) and p.organization_id = any(array[?]::uuid[])`;
+  where ts.project_id = any(${uuidArraySql(projectIds)}) and ${ownedBy('p.organization_id', organizationIds)}`;
 
 function templateStatsViews(rows: TemplateStatsRow[]): Map<string, TemplateStatsView> {
   const out = new Map<string, TemplateStatsView>();
@@ -120,13 +114,13 @@ function templateStatsViews(rows: TemplateStatsRow[]): Map<string, TemplateStats
 }
 
 /**
- * Statistics of the projects `?` (ids, one array: pgArray) of the organizations `array[?]`, one row per
- * visible project: its maintained row, found by organization (every project has one, with its
- * organization). Amounts are answered in cents and read as decimals in JavaScript (fromCents);
- * percentages are computed here on the sums made numeric with two decimals again, the very values and
- * scales the sums of numeric(14,2) amounts had, then rounded once, as before.
+ * Statistics of the projects `ids` of the organizations `organizationIds`, one row per visible project: its
+ * maintained row, found by organization (every project has one, with its organization). Amounts are answered in
+ * cents and read as decimals in JavaScript (fromCents); percentages are computed here on the sums made numeric
+ * with two decimals again, the very values and scales the sums of numeric(14,2) amounts had, then rounded once,
+ * as before.
  */
-export const PROJECT_STATISTICS_SQL = `
+export const projectStatisticsSql = (ids: readonly string[], organizationIds: readonly string[]) => `
   select ps.project_id as id,
     coalesce(ps.answered, 0) as answered, coalesce(ps.may_answer, 0) as may_answer,
     coalesce(ps.declined, 0) as declined, coalesce(ps.contractors, 0) as contractors,
@@ -140,8 +134,8 @@ export const PROJECT_STATISTICS_SQL = `
     coalesce(round((ps.to_assign_cents * 0.01) * 100 / nullif(ps.total_cents * 0.01, 0), 2), 0) as to_assign_percent,
     coalesce(round(((ps.simulated_cost_cents - ps.total_cents) * 0.01) * 100 / nullif(ps.total_cents * 0.01, 0), 2), 0) as deviation_percent
   from project_statistics ps
-  join unnest(?::uuid[]) as i(id) on i.id = ps.project_id
-  where ps.organization_id = any(array[?]::uuid[])`;
+  join unnest(${uuidArraySql(ids)}) as i(id) on i.id = ps.project_id
+  where ${ownedBy('ps.organization_id', organizationIds)}`;
 
 /**
  * Cents (a bigint, which pg answers as a string) as the number their decimal text reads as: the very number
@@ -185,7 +179,7 @@ export class StatisticsService {
   async templateStats(templateIds: readonly string[]): Promise<Map<string, TemplateStatsView>> {
     const ids = uuidList(templateIds);
     if (ids.length === 0) return new Map();
-    return templateStatsViews(await this.sc.em.execute<TemplateStatsRow[]>(TEMPLATE_STATS_SQL, [pgArray(ids), this.organizations()]));
+    return templateStatsViews(await this.sc.em.execute<TemplateStatsRow[]>(templateStatsSql(ids, this.organizations())));
   }
 
   /**
@@ -195,7 +189,7 @@ export class StatisticsService {
   async templateStatsByProject(projectIds: readonly string[]): Promise<Map<string, TemplateStatsView>> {
     const ids = uuidList(projectIds);
     if (ids.length === 0) return new Map();
-    return templateStatsViews(await this.sc.em.execute<TemplateStatsRow[]>(PROJECT_TEMPLATE_STATS_SQL, [pgArray(ids), this.organizations()]));
+    return templateStatsViews(await this.sc.em.execute<TemplateStatsRow[]>(projectTemplateStatsSql(ids, this.organizations())));
   }
 
   /**
@@ -206,7 +200,7 @@ export class StatisticsService {
     const ids = uuidList(projectIds);
     const out = new Map<string, ProjectStatisticsView>();
     if (ids.length === 0) return out;
-    const rows = await this.sc.em.execute<ProjectStatsRow[]>(PROJECT_STATISTICS_SQL, [pgArray(ids), this.organizations()]);
+    const rows = await this.sc.em.execute<ProjectStatsRow[]>(projectStatisticsSql(ids, this.organizations()));
     for (const r of rows) out.set(r.id, projectStatisticsView(r));
     return out;
   }

@@ -1,4 +1,5 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { ownedBy } from '../../platform/database/tenancy';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors';
 import { ProjectTrade, Template } from '../entities';
@@ -184,8 +185,8 @@ export class TemplateService {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     const rows = ids.length && orgs.length
       ? await this.sc.em.execute<TemplateRow[]>(`select ${TEMPLATE_COLUMNS} from ${TEMPLATES_FROM} join project p on p.id = t.project_id
-        where t.project_id = any(${uuidArraySql(ids)}) and p.organization_id = any(array[?]::uuid[])
-        order by t.created_at, t.id`, [orgs])
+        where t.project_id = any(${uuidArraySql(ids)}) and ${ownedBy('p.organization_id', orgs)}
+        order by t.created_at, t.id`)
       : [];
     return groupUnder(ids, rows, (r) => r.project_id, (r) => templateFromRow(this.sc.em, r));
   }
@@ -214,7 +215,7 @@ export class TemplateService {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     const [row] = orgs.length && isUuid(templateId) && isUuid(projectId)
       ? await this.sc.em.execute<TemplateRow[]>(`select ${TEMPLATE_COLUMNS} from ${TEMPLATES_FROM} join project p on p.id = t.project_id
-        where t.id = ? and p.id = ? and p.organization_id = any(array[?]::uuid[])`, [templateId.toLowerCase(), projectId.toLowerCase(), orgs])
+        where t.id = ? and p.id = ? and ${ownedBy('p.organization_id', orgs)}`, [templateId.toLowerCase(), projectId.toLowerCase()])
       : [];
     if (!row) throw new NotFoundError('Template not found');
     return templateFromRow(this.sc.em, row);

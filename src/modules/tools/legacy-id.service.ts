@@ -1,55 +1,55 @@
+import { uuidArraySql } from '../../platform/database/uuid';
+import { ownedBy } from '../../platform/database/tenancy';
 import { checkResourceLists } from './tools.input';
 import type { ServiceContext } from '../../platform/service-context';
 
-/**
- * The records a legacy consumer can address, each with the condition under which the caller may see it.
- * `mine` holds the caller's Administrator organizations, `my_hqs` their headquarters; `x` is the record.
- */
-const ADDRESSABLE: ReadonlyArray<{ table: string; visible: string }> = [
-  { table: 'organization', visible: 'x.id in (select id from mine)' },
+/** The caller's Administrator organizations and headquarters, whose records they may address. */
+interface Scope {
+  organizations: readonly string[];
+  headquarters: readonly string[];
+}
+
+/** The records a legacy consumer can address, each with the condition under which the caller may see it (`x` is the record). */
+const ADDRESSABLE: ReadonlyArray<{ table: string; visible: (s: Scope) => string }> = [
+  { table: 'organization', visible: (s) => ownedBy('x.id', s.organizations) },
   {
     table: 'headquarter',
-    visible: `x.id in (select id from my_hqs)
-      or exists (select 1 from organization o where o.headquarter_id = x.id and o.id in (select id from mine))`,
+    visible: (s) => `x.id = any(${uuidArraySql(s.headquarters)})
+      or exists (select 1 from organization o where o.headquarter_id = x.id and ${ownedBy('o.id', s.organizations)})`,
   },
-  { table: 'app_user', visible: 'exists (select 1 from membership m where m.user_id = x.id and m.organization_id in (select id from mine))' },
-  { table: 'project', visible: 'x.organization_id in (select id from mine)' },
-  { table: 'project_trade', visible: 'exists (select 1 from project p where p.id = x.project_id and p.organization_id in (select id from mine))' },
-  { table: 'template', visible: 'exists (select 1 from project p where p.id = x.project_id and p.organization_id in (select id from mine))' },
+  { table: 'app_user', visible: (s) => `exists (select 1 from membership m where m.user_id = x.id and ${ownedBy('m.organization_id', s.organizations)})` },
+  { table: 'project', visible: (s) => ownedBy('x.organization_id', s.organizations) },
+  { table: 'project_trade', visible: (s) => `exists (select 1 from project p where p.id = x.project_id and ${ownedBy('p.organization_id', s.organizations)})` },
+  { table: 'template', visible: (s) => `exists (select 1 from project p where p.id = x.project_id and ${ownedBy('p.organization_id', s.organizations)})` },
   {
     table: 'document',
-    visible: `exists (select 1 from template t join project p on p.id = t.project_id
-      where t.id = x.template_id and p.organization_id in (select id from mine))`,
+    visible: (s) => `exists (select 1 from template t join project p on p.id = t.project_id
+      where t.id = x.template_id and ${ownedBy('p.organization_id', s.organizations)})`,
   },
-  { table: 'contractor', visible: 'x.organization_id in (select id from mine)' },
-  { table: 'trade_list', visible: 'x.organization_id is null or x.organization_id in (select id from mine)' },
+  { table: 'contractor', visible: (s) => ownedBy('x.organization_id', s.organizations) },
+  { table: 'trade_list', visible: (s) => `x.organization_id is null or ${ownedBy('x.organization_id', s.organizations)}` },
   {
     table: 'trade_list_trade',
-    visible: `exists (select 1 from trade_list l where l.id = x.trade_list_id
-      and (l.organization_id is null or l.organization_id in (select id from mine)))`,
+    visible: (s) => `exists (select 1 from trade_list l where l.id = x.trade_list_id
+      and (l.organization_id is null or ${ownedBy('l.organization_id', s.organizations)}))`,
   },
 ];
 
 /**
  * One statement over every addressable table, whatever the number of identifiers: `wanted` holds the
- * identifiers asked for (one JSON parameter, so no bind-parameter limit), each table contributes the
- * records it holds and the caller may see.
+ * identifiers asked for (one JSON parameter: legacy identifiers are text, and no bind-parameter limit applies),
+ * each table contributes the records it holds and the caller may see.
  */
-function conversionSql(direction: 'toUuid' | 'toLegacy'): string {
+function conversionSql(direction: 'toUuid' | 'toLegacy', scope: Scope): string {
   const [wanted, match, answer] = direction === 'toUuid'
     ? ['value', 'x.legacy_id = w.key', 'x.id::text']
     : ['value::uuid', 'x.id = w.key', 'x.legacy_id'];
   const branches = ADDRESSABLE.map(({ table, visible }) =>
-    `select w.key::text as key, ${answer} as value from ${table} x join wanted w on ${match} where ${visible}`);
+    `select w.key::text as key, ${answer} as value from ${table} x join wanted w on ${match} where ${visible(scope)}`);
   return `
-    with wanted as (select distinct ${wanted} as key from jsonb_array_elements_text(?::jsonb)),
-      mine as (select value::uuid as id from jsonb_array_elements_text(?::jsonb)),
-      my_hqs as (select value::uuid as id from jsonb_array_elements_text(?::jsonb))
+    with wanted as (select distinct ${wanted} as key from jsonb_array_elements_text(?::jsonb))
     ${branches.join('\n    union all\n    ')}`;
 }
-
-const IDS_TO_UUIDS_SQL = conversionSql('toUuid');
-const UUIDS_TO_IDS_SQL = conversionSql('toLegacy');
 
 /** Converts between legacy identifiers and UUIDs (#25, #32), for records the caller may see. */
 export class LegacyIdService {
@@ -57,21 +57,20 @@ export class LegacyIdService {
 
   /** #25: the UUID of each legacy identifier, null when unknown or not the caller's; keeps the nesting. */
   idsToUuids(resources: unknown[] | null | undefined): Promise<(string | null)[][]> {
-    return this.convert(checkResourceLists(resources, 'legacy'), IDS_TO_UUIDS_SQL, (id) => id);
+    return this.convert(checkResourceLists(resources, 'legacy'), 'toUuid', (id) => id);
   }
 
   /** #32: the legacy identifier of each UUID, null when unknown or not the caller's; keeps the nesting. */
   uuidsToIds(resources: unknown[] | null | undefined): Promise<(string | null)[][]> {
-    return this.convert(checkResourceLists(resources, 'uuid'), UUIDS_TO_IDS_SQL, (id) => id.toLowerCase());
+    return this.convert(checkResourceLists(resources, 'uuid'), 'toLegacy', (id) => id.toLowerCase());
   }
 
-  private async convert(lists: string[][], sql: string, keyOf: (id: string) => string): Promise<(string | null)[][]> {
+  private async convert(lists: string[][], direction: 'toUuid' | 'toLegacy', keyOf: (id: string) => string): Promise<(string | null)[][]> {
     const keys = [...new Set(lists.flat().map(keyOf))];
     const found = new Map<string, string>();
     if (keys.length) {
-      const rows = await this.sc.em.execute<{ key: string; value: string }[]>(sql, [
-        JSON.stringify(keys), JSON.stringify(this.sc.caller.adminOrganizationIds), JSON.stringify(this.sc.caller.adminHeadquarterIds),
-      ]);
+      const scope = { organizations: this.sc.caller.adminOrganizationIds, headquarters: this.sc.caller.adminHeadquarterIds };
+      const rows = await this.sc.em.execute<{ key: string; value: string }[]>(conversionSql(direction, scope), [JSON.stringify(keys)]);
       for (const r of rows) if (!found.has(r.key)) found.set(r.key, r.value);
     }
     return lists.map((list) => list.map((id) => found.get(keyOf(id)) ?? null));

@@ -1,3 +1,4 @@
+import { inOrganizations } from '../../platform/database/tenancy';
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { ConflictError, NotFoundError } from '../../platform/errors';
 import { Project, ProjectTrade, Template } from '../entities';
@@ -51,7 +52,7 @@ export class ProjectTradeService {
   async tradesByProject(projectIds: readonly string[]): Promise<Map<string, ProjectTradeView[]>> {
     const trades = projectIds.length
       ? await this.sc.em.find(ProjectTrade, {
-        project: { id: { $in: [...projectIds] }, organization: { $in: this.sc.caller.adminOrganizationIds } },
+        project: { id: { $in: [...projectIds] }, organization: inOrganizations(this.sc.caller.adminOrganizationIds) },
       }, { orderBy: TRADE_ORDER })
       : [];
     return groupUnder(projectIds, trades, (t) => t.project.id, projectTradeView);

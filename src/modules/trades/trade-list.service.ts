@@ -1,3 +1,4 @@
+import { inOrganizations } from '../../platform/database/tenancy';
 import { QueryOrder } from '@mikro-orm/core';
 import { TradeList, TradeListTrade } from '../entities';
 import { NotFoundError } from '../../platform/errors';
@@ -38,7 +39,7 @@ export class TradeListService {
   constructor(private readonly sc: ServiceContext) {}
 
   private visible() {
-    return { $or: [{ organization: null }, { organization: { $in: this.sc.caller.adminOrganizationIds } }] };
+    return { $or: [{ organization: null }, { organization: inOrganizations(this.sc.caller.adminOrganizationIds) }] };
   }
 
   /** #23: public lists first, then the organizations' own, each by name. */

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type AppError, ForbiddenError, UnauthenticatedError } from '../errors';
 import type { Caller } from './caller';
 import type { VerifiedToken } from './token-verifier';
-import { uuidList } from '../database/uuid';
+import { uuidArraySql, uuidList } from '../database/uuid';
 
 interface CallerRow {
   id: string;
@@ -48,8 +48,8 @@ export async function loadCallers(em: EntityManager, userIds: readonly string[])
     from app_user u
     left join membership m on m.user_id = u.id
     left join organization o on o.id = m.organization_id and o.kind = 'ARCHITECT'
-    where u.id = any(array[?]::uuid[])
-    group by u.id`, [ids]) : [];
+    where u.id = any(${uuidArraySql(ids)})
+    group by u.id`) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
   return new Map(ids.map((id) => [id, callerOf(byId.get(id))]));
 }
