@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProjectStatisticsView, TemplateStatsView } from '../../src/modules/statistics/statistics.service';
-import { round2 } from '../../src/platform/values/time';
+import { round2 } from '../../src/platform/money/money';
 
 /**
  * The statistics formulas as they were computed before issue 10, from the documents' whole histories on

@@ -4,7 +4,7 @@ import { contractorsByIds, contractorsOfProjects, type ContractorDetailView } fr
 import { rowTime, type PgTimestamp } from '../../platform/database/rows';
 import { signedFileUrl } from './file-url';
 import type { ServiceContext } from '../../platform/service-context';
-import { round2 } from '../../platform/values/time';
+import { amountOf } from '../../platform/money/money';
 import { uuidArraySql, uuidList } from '../../platform/database/uuid';
 import { groupBy, groupUnder } from '../../platform/database/batch';
 import { PROJECT_DOCUMENTS_FROM } from './project-documents';
@@ -294,8 +294,8 @@ export class DocumentService {
     return (r) => {
       const v: VersionRecord = { version: r.version };
       if (id) v.id = r.id;
-      if (subTotal) v.subTotal = round2(Number(r.sub_total));
-      if (discount) v.discount = round2(Number(r.discount));
+      if (subTotal) v.subTotal = amountOf(r.sub_total);
+      if (discount) v.discount = amountOf(r.discount);
       if (status) v.status = r.status;
       if (sentAt) v.sentAt = rowTime(em, r.sent_at);
       if (isMandate) v.isMandate = r.is_mandate;

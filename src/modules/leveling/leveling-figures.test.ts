@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { belowMedian, meanOf, medianOf, percentOf, thresholdOf, halve, money, moneyNumeric } from './leveling-figures';
-import { sub } from '../../platform/values/pg-numeric';
+import { belowMedian, meanOf, medianOf, percentOf, thresholdOf, halve } from './leveling-figures';
+import { money, moneyNumeric } from '../../platform/money/money';
+import { sub } from '../../platform/money/pg-numeric';
 import { startTestApp, type TestApp } from '../../../test/support/app';
 
 /*

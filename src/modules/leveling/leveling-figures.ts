@@ -1,27 +1,17 @@
-import { avg, compare, fromInt, mul, numeric, percent, round, sub, toNumber, type Numeric } from '../../platform/values/pg-numeric';
+import { money, moneyNumeric } from '../../platform/money/money';
+import { avg, compare, fromInt, mul, numeric, percent, round, sub, toNumber, type Numeric } from '../../platform/money/pg-numeric';
 
 /**
  * The leveling's arithmetic on integers held in doubles: money in cents (numeric(14,2)), the median in
  * half-cents (the mean of two offers), each giving what PostgreSQL gives for the expression named on it.
  * Every function is exact where its operands allow it (integers below 2^53 and the bounds it checks), which
- * covers any amount below about 45 million: above, it computes the same with ./pg-numeric's exact decimals
+ * covers any amount below about 45 million: above, it computes the same with the exact decimals of
+ * src/platform/money/pg-numeric.ts
  * (BigInt, ~50 times slower: 1,000 projects' leveling took 2.9 s with it alone).
  */
 
-/** The cents of PostgreSQL's text of a numeric(14,2) (`-0.50`: -50). */
-export function cents(text: string): number {
-  const dot = text.indexOf('.');
-  return dot < 0 ? Number(text) * 100 : Number(text.slice(0, dot) + text.slice(dot + 1).padEnd(2, '0'));
-}
-
-/** A numeric(14,2) from its cents, for the exact path. */
-export const moneyNumeric = (c: number): Numeric => ({ v: BigInt(c), scale: 2 });
-
 /** x / 2 rounded to an integer half away from zero (round(half-cents, 2) in cents). */
 export const halve = (x: number) => (x % 2 === 0 ? x / 2 : (x + Math.sign(x)) / 2);
-
-/** Cents as the JSON number of PostgreSQL's text (a correctly rounded division of two exact doubles). */
-export const money = (c: number) => c / 100 || 0;
 
 /**
  * `coalesce(round(a * 100 / nullif(b, 0), 2), 0)` of a and b given as integers in the same unit (cents or

@@ -7,8 +7,9 @@ import type { ServiceContext } from '../../platform/service-context';
 import { lotName } from '../templates/template.service';
 import { uuidArraySql, uuidList } from '../../platform/database/uuid';
 import { ownedBy } from '../../platform/database/tenancy';
-import { belowMedian, cents, halve, meanOf, medianOf, money, moneyNumeric, percentOf, thresholdOf } from './leveling-figures';
-import { percent, sub, toNumber, type Numeric } from '../../platform/values/pg-numeric';
+import { belowMedian, halve, meanOf, medianOf, percentOf, thresholdOf } from './leveling-figures';
+import { cents, money, moneyNumeric } from '../../platform/money/money';
+import { percent, sub, toNumber, type Numeric } from '../../platform/money/pg-numeric';
 
 /** What the leveling reads: projects by id and by one of their templates, within the caller's organizations. */
 interface Asked {

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../platform/errors';
 import type { ServiceContext } from '../../platform/service-context';
-import { round2 } from '../../platform/values/time';
+import { amountOf as money, fromCents } from '../../platform/money/money';
 import { uuidArraySql, uuidList } from '../../platform/database/uuid';
 import { ownedBy } from '../../platform/database/tenancy';
 
@@ -71,7 +71,6 @@ export interface ProjectStatsRow {
 
 /** pg answers bigint and numeric as strings, integer as numbers. */
 const int = (s: string | number | null) => Number(s ?? 0);
-const money = (s: string | null) => round2(Number(s ?? 0));
 
 /**
  * Stats of the templates `ids` of the organizations `organizationIds`: their maintained row
@@ -136,17 +135,6 @@ export const projectStatisticsSql = (ids: readonly string[], organizationIds: re
   from project_statistics ps
   join unnest(${uuidArraySql(ids)}) as i(id) on i.id = ps.project_id
   where ${ownedBy('ps.organization_id', organizationIds)}`;
-
-/**
- * Cents (a bigint, which pg answers as a string) as the number their decimal text reads as: the very number
- * the numeric sums of two-decimal amounts used to give, whatever their size.
- */
-function fromCents(cents: string | number): number {
-  const text = String(cents);
-  const negative = text.startsWith('-');
-  const digits = (negative ? text.slice(1) : text).padStart(3, '0');
-  return money(`${negative ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`);
-}
 
 /** A row of PROJECT_STATISTICS_SQL as the service answers it. */
 export function projectStatisticsView(r: ProjectStatsRow): ProjectStatisticsView {

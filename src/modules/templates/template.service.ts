@@ -9,7 +9,7 @@ import type { AddTemplateInput } from './template.input';
 import { keysetPage, type Page } from '../../platform/database/pagination';
 import type { ServiceContext } from '../../platform/service-context';
 import { StatisticsService, type TemplateStatsView } from '../statistics/statistics.service';
-import { round2 } from '../../platform/values/time';
+import { amountOf } from '../../platform/money/money';
 import { isUuid, uuidArraySql, uuidList } from '../../platform/database/uuid';
 import { rowTime, type PgTimestamp } from '../../platform/database/rows';
 import { groupUnder } from '../../platform/database/batch';
@@ -101,7 +101,7 @@ export function templateFields(t: Template): TemplateFields {
     closedAt: t.closedAt ?? null,
     versionSaved: t.versionSaved,
     responseType: t.responseType ?? null,
-    budgets: { value: round2(Number(t.budget)) },
+    budgets: { value: amountOf(t.budget) },
     itemisedSheet: { version: t.itemisedSheetVersion, isDraft: t.itemisedSheetIsDraft, hasAdditionalServices: t.itemisedSheetHasAdditionalServices },
     trade: { id: trade.id, name: trade.name, number: trade.number, shortName: trade.shortName },
     endOfOfferDate: t.endOfOfferDate ?? null,
@@ -156,7 +156,7 @@ function templateFromRow(em: EntityManager, r: TemplateRow): TemplateFields {
     closedAt: rowTime(em, r.closed_at),
     versionSaved: r.version_saved,
     responseType: r.response_type,
-    budgets: { value: round2(Number(r.budget)) },
+    budgets: { value: amountOf(r.budget) },
     itemisedSheet: { version: r.itemised_sheet_version, isDraft: r.itemised_sheet_is_draft, hasAdditionalServices: r.itemised_sheet_has_additional_services },
     trade: { id: r.trade_id, name: r.trade_name, number: r.trade_number, shortName: r.trade_short_name },
     endOfOfferDate: rowTime(em, r.end_of_offer_date),

@@ -7,8 +7,3 @@ export function formatTimestamp(date: Date): string {
 export function formatDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
-
-/** Money and percentages go out rounded to 2 decimals. */
-export function round2(n: number): number {
-  return Math.round((n + Number.EPSILON) * 100) / 100;
-}
