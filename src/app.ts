@@ -7,7 +7,7 @@ import { acceptsLogin, probePool, type DatabaseRoutes } from './platform/databas
 import { compression, conditionalGet, entityTags, serializeJsonOnce } from './platform/http/caching';
 import { answerClientErrors } from './platform/http/client-error';
 import { corsMiddleware } from './platform/http/cors.middleware';
-import { errorsMiddleware } from './platform/http/errors.middleware';
+import { errorsMiddleware } from './platform/errors/http';
 import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './platform/http/lifecycle';
 import { httpMetrics, metricsRoutes, metricsServer } from './platform/http/metrics';
 import { rateLimit } from './platform/http/rate-limit.middleware';
@@ -154,6 +154,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     validationRules: graphqlProtection(config).validationRules,
     maxTokens: GRAPHQL_LIMITS.maxTokens,
     quota: limiters.api,
+    callers,
     // The address Koa gives HTTP requests (TRUST_PROXY, the last X-Forwarded-For entry), for the client_ip binding.
     clientIp: (request) => koa.createContext(request, new http.ServerResponse(request)).ip,
   });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import Router from '@koa/router';
-import { ConflictError, NotFoundError, ValidationError } from '../src/platform/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../src/platform/errors/errors';
 import { jsonBody } from '../src/platform/http/body.middleware';
 import type { AppState } from '../src/platform/http/state';
 import { startTestApp, type TestApp } from './support/app';

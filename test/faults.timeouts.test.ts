@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { KnexTimeoutError } from 'knex';
 import { poolOptions, watchingConnectionCuts } from '../src/platform/database/limits';
-import { ServiceUnavailableError, toAppError } from '../src/platform/errors';
+import { ServiceUnavailableError, toAppError } from '../src/platform/errors/errors';
 import type { AppState } from '../src/platform/http/state';
 import { startTestApp, type TestApp } from './support/app';
 import { request } from './support/http';

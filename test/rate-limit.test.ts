@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { loadConfig } from '../src/platform/config';
-import { TooManyRequestsError } from '../src/platform/errors';
+import { TooManyRequestsError } from '../src/platform/errors/errors';
 import { createLogger } from '../src/platform/logger';
 import { createRateLimiters } from '../src/platform/http/rate-limiters';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';

@@ -1,6 +1,6 @@
 import { inOrganizations } from '../platform/database/tenancy';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConflictError, NotFoundError } from '../platform/errors';
+import { ConflictError, NotFoundError } from '../platform/errors/errors';
 import { Project } from './entities';
 import type { ServiceContext } from '../platform/service-context';
 

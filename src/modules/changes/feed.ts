@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { CLOSE } from '../../platform/errors/websocket';
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config';
 import { CHANGE_KINDS, type ChangeEvent, type ChangeKind } from '../../platform/events/change-event';
@@ -67,9 +68,6 @@ interface PendingProject {
   kinds: Set<ChangeKind>;
   templates: Map<string, PendingTemplate>;
 }
-
-/** Close code for a caller who lost the right to use the API: graphql-ws's Forbidden. */
-export const CLOSE_FORBIDDEN = 4403;
 
 /**
  * Subscription payloads are resolved once per group of subscribers who see the same data, the callers
@@ -261,7 +259,7 @@ export class ChangeFeed {
       const caller = callers.get(subscriber.connection.caller.userId);
       if (!caller || caller instanceof Error) {
         this.metrics.subscriptionRefusals.inc({ reason: 'forbidden' });
-        subscriber.connection.close(CLOSE_FORBIDDEN, caller?.message ?? 'Forbidden');
+        subscriber.connection.close(CLOSE.forbidden, caller?.message ?? 'Forbidden');
         continue;
       }
       subscriber.connection.caller = caller;

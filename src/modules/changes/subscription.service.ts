@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ownedBy } from '../../platform/database/tenancy';
-import { NotFoundError, ValidationError } from '../../platform/errors';
+import { NotFoundError, ValidationError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 import { isUuid, uuidArraySql, uuidList } from '../../platform/database/uuid';
 

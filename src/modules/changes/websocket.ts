@@ -5,21 +5,23 @@ import {
   GraphQLError, createSourceEventStream, execute, getOperationAST, parse, specifiedRules, validate,
   type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type ValidationRule,
 } from 'graphql';
-import { CloseCode, type Context as WsContext } from 'graphql-ws';
+import type { Context as WsContext } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
-import { RateLimiterRes } from 'rate-limiter-flexible';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../../platform/config';
-import { ForbiddenError, RetryLaterError, UnauthenticatedError, toAppError } from '../../platform/errors';
+import { toAppError } from '../../platform/errors/errors';
+import { CLOSE, closingOf } from '../../platform/errors/websocket';
 import type { Lifecycle } from '../../platform/http/lifecycle';
 import type { Metrics } from '../../platform/metrics';
 import type { Quota } from '../../platform/http/rate-limiters';
+import { subjectKey } from '../../platform/http/rate-limit.middleware';
+import type { CallerCache } from '../../platform/auth/caller-cache';
 import { loadCaller } from '../../platform/auth/caller.service';
 import type { TokenVerifier, VerifiedToken } from '../../platform/auth/token-verifier';
 import type { ServiceContext } from '../../platform/service-context';
-import { classifyGraphQLError, formatError } from '../../platform/graphql/errors';
-import { CLOSE_FORBIDDEN, type ChangeFeed, type SubscriberConnection, type Update } from './feed';
+import { classifyGraphQLError, formatError } from '../../platform/errors/graphql';
+import type { ChangeFeed, SubscriberConnection, Update } from './feed';
 
 /**
  * What a subscription's `subscribe` gets: the connection's caller, the feed to register with. Kept for the life of
@@ -31,10 +33,6 @@ export interface SubscriptionContext {
   serviceContext(): ServiceContext;
 }
 
-/** Close codes besides graphql-ws's own (4401 Unauthorized, 4403 Forbidden): retryable overload, and our limits. */
-const CLOSE_TRY_AGAIN_LATER = 1013;
-const CLOSE_GOING_AWAY = 1001;
-export const CLOSE_TOO_MANY = 4429;
 
 /** The longest a timer may wait in Node (24.8 days); a token valid for longer is closed then, and reconnects. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -69,8 +67,10 @@ export interface SubscriptionServerDeps {
   /** Validation rules of HTTP's GraphQL (depth, cost, aliases...), applied alike. */
   validationRules: readonly ValidationRule[];
   maxTokens: number;
-  /** Requests per caller: opening a connection counts as one. */
+  /** Requests per caller: opening a connection counts as one, under the key HTTP requests count under. */
   quota: Quota;
+  /** The callers HTTP requests keep (src/platform/auth/caller-cache.ts): a connection's caller is found alike. */
+  callers: CallerCache;
   /** The client address of a request, as Koa computes it for HTTP (TRUST_PROXY). */
   clientIp(request: IncomingMessage): string;
 }
@@ -175,11 +175,11 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
     let token: VerifiedToken | null = null;
     try {
       token = await verifier.verify(authorizationOf(ctx.connectionParams), ip);
-      await deps.quota.limiter.consume(`sub:${token.sub}`);
-      const caller = await loadCaller(orm.em.fork(), token);
+      await deps.quota.limiter.consume(subjectKey(token.sub));
+      const caller = await deps.callers.get(token.sub, () => loadCaller(orm.em.fork(), token!));
       const open = connectionsByCaller.get(caller.userId) ?? 0;
       if (open >= limits.maxConnectionsPerCaller) {
-        return refuse(ctx, CLOSE_TOO_MANY, `Too many subscription connections for this caller (at most ${limits.maxConnectionsPerCaller})`, 'connection_limit');
+        return refuse(ctx, CLOSE.tooMany, `Too many subscription connections for this caller (at most ${limits.maxConnectionsPerCaller})`, 'connection_limit');
       }
       connectionsByCaller.set(caller.userId, open + 1);
       metrics.subscriptionConnections.inc();
@@ -190,27 +190,19 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
         token,
         openedAt: Date.now(),
         // The token is as good as on HTTP until then; a client reconnects with a fresh one (4403 is retried).
-        expiry: setTimeout(() => refuse(ctx, CLOSE_FORBIDDEN, 'The token has expired: connect again with a fresh token', 'token_expired'),
+        expiry: setTimeout(() => refuse(ctx, CLOSE.forbidden, 'The token has expired: connect again with a fresh token', 'token_expired'),
           Math.max(0, Math.min(expiresInMs, MAX_TIMER_MS))),
       };
       return true;
     } catch (err) {
-      if (err instanceof RateLimiterRes) {
-        return refuse(ctx, CLOSE_TOO_MANY, `Too many requests: retry in ${Math.max(1, Math.ceil(err.msBeforeNext / 1000))} seconds`, 'rate_limited');
-      }
-      const known = toAppError(err);
-      if (known instanceof UnauthenticatedError) return refuse(ctx, CloseCode.Unauthorized, known.message, 'unauthenticated');
-      if (known instanceof ForbiddenError) return refuse(ctx, CLOSE_FORBIDDEN, known.message, 'forbidden');
-      if (known instanceof RetryLaterError) {
-        log.warn({ err: known.cause ?? known }, 'subscription connection refused: try again later');
-        return refuse(ctx, CLOSE_TRY_AGAIN_LATER, known.message, 'unavailable');
-      }
-      log.error({ err }, 'subscription connection failed');
-      return refuse(ctx, CloseCode.InternalServerError, 'Internal server error', 'error');
+      const closing = closingOf(err);
+      if (closing.log === 'warn') log.warn({ err: (toAppError(err)?.cause ?? err) }, 'subscription connection refused: try again later');
+      if (closing.log === 'error') log.error({ err }, 'subscription connection failed');
+      return refuse(ctx, closing.code, closing.message, closing.why);
     }
   };
 
-  /** GraphQL's shape of our errors, as on HTTP (one mapping: src/platform/graphql/errors.ts). */
+  /** GraphQL's shape of our errors, as on HTTP (one mapping: src/platform/errors/graphql.ts). */
   const shape = (errors: readonly GraphQLError[]) => errors.map((error) => {
     if (classifyGraphQLError(error).kind === 'fault') log.error({ err: error.originalError ?? error, path: error.path }, 'unexpected GraphQL error in a subscription');
     return formatError(error.toJSON(), error);
@@ -288,7 +280,7 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
           if (ws.readyState === ws.CLOSED) return resolve();
           ws.once('close', () => resolve());
         })));
-        for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'The server is shutting down');
+        for (const ws of sockets) ws.close(CLOSE.goingAway, 'The server is shutting down');
         // A client that does not answer the close frame is cut.
         const cut = setTimeout(() => sockets.forEach((ws) => ws.terminate()), 1000);
         await closed;

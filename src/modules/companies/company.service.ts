@@ -1,7 +1,7 @@
 import { uuidArraySql } from '../../platform/database/uuid';
 import { Membership, Organization } from '../entities';
 import { ownedBy } from '../../platform/database/tenancy';
-import { NotFoundError, ValidationError } from '../../platform/errors';
+import { NotFoundError, ValidationError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 
 export interface CompanyContactView {

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../platform/errors';
+import { NotFoundError } from '../../platform/errors/errors';
 import { ownedBy } from '../../platform/database/tenancy';
 import { contractorsByIds, contractorsOfProjects, type ContractorDetailView } from '../invitations/contractor.service';
 import { rowTime, type PgTimestamp } from '../../platform/database/rows';

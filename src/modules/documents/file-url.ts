@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../platform/config';
-import { ForbiddenError, NotFoundError } from '../../platform/errors';
+import { ForbiddenError, NotFoundError } from '../../platform/errors/errors';
 import { isUuid } from '../../platform/database/uuid';
 
 /** How long a download URL stays valid (decisions.md section 4). */

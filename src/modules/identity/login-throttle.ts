@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { TooManyRequestsError } from '../../platform/errors';
+import { TooManyRequestsError } from '../../platform/errors/errors';
 import type { Quota, RateLimiters } from '../../platform/http/rate-limiters';
 import { clientKey } from '../../platform/http/client-key';
 

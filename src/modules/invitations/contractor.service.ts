@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ownedBy } from '../../platform/database/tenancy';
-import { NotFoundError } from '../../platform/errors';
+import { NotFoundError } from '../../platform/errors/errors';
 import { rowTime } from '../../platform/database/rows';
 import { isUuid, uuidArraySql } from '../../platform/database/uuid';
 import { PROJECT_DOCUMENTS_FROM } from '../documents/project-documents';

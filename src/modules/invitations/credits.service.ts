@@ -1,7 +1,7 @@
 import { uuidArraySql } from '../../platform/database/uuid';
 import { ownedBy } from '../../platform/database/tenancy';
 import type { Caller } from '../../platform/auth/caller';
-import { ForbiddenError, ValidationError, type FieldError } from '../../platform/errors';
+import { ForbiddenError, ValidationError, type FieldError } from '../../platform/errors/errors';
 import type { CreditsUsageQuery } from './credits.input';
 import type { ServiceContext } from '../../platform/service-context';
 import { formatDay } from '../../platform/values/time';

@@ -1,6 +1,6 @@
 import { uuidArraySql } from '../../platform/database/uuid';
 import { randomUUID } from 'node:crypto';
-import { NotFoundError } from '../../platform/errors';
+import { NotFoundError } from '../../platform/errors/errors';
 import { holdWritable, writableProject } from '../access';
 import { DocumentService, type DocumentView } from '../documents/document.service';
 import type { InviteContractorsInput } from './invitation.input';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../platform/errors';
+import { NotFoundError } from '../../platform/errors/errors';
 import { visibleProject } from '../access';
 import type {
   LevelingCell, LevelingColumn, LevelingEntry, LevelingRow, ProjectLeveling, TemplateLeveling,

@@ -1,5 +1,5 @@
 import { inOrganizations } from '../../platform/database/tenancy';
-import { NotFoundError } from '../../platform/errors';
+import { NotFoundError } from '../../platform/errors/errors';
 import { Headquarter, Membership, Organization, OrganizationKind, User } from '../entities';
 import { canSeeOrganization } from '../access';
 import type { ServiceContext } from '../../platform/service-context';

@@ -2,7 +2,7 @@ import { inOrganizations } from '../../platform/database/tenancy';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Membership, PartnerRole, UserPartnerRole } from '../entities';
-import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 
 export interface PartnerRoleView {

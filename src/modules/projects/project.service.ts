@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ownedBy } from '../../platform/database/tenancy';
-import { NotFoundError, ValidationError, type FieldError } from '../../platform/errors';
+import { NotFoundError, ValidationError, type FieldError } from '../../platform/errors/errors';
 import {
   Membership, Project, ProjectManager, ProjectTrade, TradeList, type ConstructionType, type ProjectOptionalDates, type ProjectScopes,
   type ProjectSiteAddress, type ResponseType,

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../platform/errors';
+import { NotFoundError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 import { amountOf as money, fromCents } from '../../platform/money/money';
 import { uuidArraySql, uuidList } from '../../platform/database/uuid';

@@ -1,7 +1,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { ownedBy } from '../../platform/database/tenancy';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors/errors';
 import { ProjectTrade, Template } from '../entities';
 import { holdWritable, visibleProject, writableProject } from '../access';
 import { DocumentService, type DocumentView } from '../documents/document.service';

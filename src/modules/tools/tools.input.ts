@@ -1,6 +1,6 @@
 import { IsString } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { ValidationError, type FieldError } from '../../platform/errors';
+import { ValidationError, type FieldError } from '../../platform/errors/errors';
 import { List, Optional, Required, Uuid } from '../../platform/validation/rules';
 import { isUuid } from '../../platform/database/uuid';
 

@@ -1,6 +1,6 @@
 import { inOrganizations } from '../../platform/database/tenancy';
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
-import { ConflictError, NotFoundError } from '../../platform/errors';
+import { ConflictError, NotFoundError } from '../../platform/errors/errors';
 import { Project, ProjectTrade, Template } from '../entities';
 import { holdWritable, visibleProject } from '../access';
 import type { CreateProjectTradeInput, UpdateProjectTradeInput } from './project-trade.input';

@@ -1,7 +1,7 @@
 import { inOrganizations } from '../../platform/database/tenancy';
 import { QueryOrder } from '@mikro-orm/core';
 import { TradeList, TradeListTrade } from '../entities';
-import { NotFoundError } from '../../platform/errors';
+import { NotFoundError } from '../../platform/errors/errors';
 import { groupUnder } from '../../platform/database/batch';
 import type { ServiceContext } from '../../platform/service-context';
 import { uuidList } from '../../platform/database/uuid';

@@ -1,5 +1,5 @@
 import { TradeMappingSource } from '../entities';
-import { NotFoundError } from '../../platform/errors';
+import { NotFoundError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 import { normalizeKey } from '../../platform/values/text';
 

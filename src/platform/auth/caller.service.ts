@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type AppError, ForbiddenError, UnauthenticatedError } from '../errors';
+import { type AppError, ForbiddenError, UnauthenticatedError } from '../errors/errors';
 import type { Caller } from './caller';
 import type { VerifiedToken } from './token-verifier';
 import { uuidArraySql, uuidList } from '../database/uuid';

@@ -7,7 +7,7 @@ import { SESSION_NAME, ormConfig } from '../../../mikro-orm.config';
 import type { Config, DatabaseLimits } from '../config';
 import { serverSettings, startupParameters, type PoolRole, type SessionSettings } from './limits';
 import { WRITES_CHANNEL } from '../events/change-event';
-import { isDatabaseUnavailable } from '../errors';
+import { isDatabaseUnavailable } from '../errors/errors';
 import { MIGRATIONS } from '../../migrations';
 
 export interface EmbeddedCluster {

@@ -16,7 +16,7 @@ const READ_TIMEOUT = 'Query read timeout';
  *
  * - `cut`: a connection given up on a read timeout. Its transaction then ended under it, and knex refuses the
  *   statements that follow with 'Transaction query already complete': a database fault only then
- *   (src/platform/errors.ts); anywhere else the same words are a programming error.
+ *   (src/platform/errors/errors.ts); anywhere else the same words are a programming error.
  * - `wrote`: the primary's pool committed a write of this unit of work, in a transaction (knex's COMMIT) or as a
  *   single statement outside one. Its caller's later reads must see it (read-your-writes, src/platform/database/replicas.ts),
  *   whichever route or resolver wrote: one place sees every commit.

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../errors/errors';
 import { isUuid } from './uuid';
 
 export interface Cursor {

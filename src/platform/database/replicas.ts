@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ReplicaConfig } from '../config';
 import { describeDatabase, type ReplicaEndpoint } from './database';
 import { WRITES_CHANNEL } from '../events/change-event';
-import { databaseFault } from '../errors';
+import { databaseFault } from '../errors/errors';
 
 /**
  * Read replicas (README, "Scale out"): read-only work of a request goes to a streaming replica of the primary

@@ -1,5 +1,5 @@
 import { E_TIMEOUT, Semaphore, withTimeout } from 'async-mutex';
-import { ServiceUnavailableError } from '../errors';
+import { ServiceUnavailableError } from '../errors/errors';
 import type { AppMiddleware } from '../http/state';
 
 /**

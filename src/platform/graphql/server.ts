@@ -7,7 +7,7 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import { GraphQLError, Kind, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
-import { MethodNotAllowedError } from '../errors';
+import { MethodNotAllowedError } from '../errors/errors';
 import { identifyCaller, verifiedToken, verifyRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
@@ -15,7 +15,7 @@ import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../auth/token-verifier';
 import type { CallerCache } from '../auth/caller-cache';
 import { operationRouting, type GraphQLContext, type LoadersFactory } from './context';
-import { classifyGraphQLError, formatError, retryLaterPlugin } from './errors';
+import { classifyGraphQLError, formatError, retryLaterPlugin } from '../errors/graphql';
 import { compiledExecution } from './executor';
 import { operationSlots } from './operation-slots';
 import { OperationSelection } from './selection';
@@ -41,7 +41,7 @@ export const CSRF_PREVENTION = { requestHeaders: ['authorization', 'x-apollo-ope
 type Context = GraphQLContext & { requestId: string; log: AppState['log'] };
 
 /**
- * Logs a request's errors by whose they are (src/platform/graphql/errors.ts): server faults at ERROR with their stack,
+ * Logs a request's errors by whose they are (src/platform/errors/graphql.ts): server faults at ERROR with their stack,
  * the caller's own mistakes in one DEBUG line, however many errors they caused (300 repeated directives: 101).
  * Gives the request id to the caller with an INTERNAL_SERVER_ERROR, and a 4xx to a request that ran nothing.
  */
@@ -215,7 +215,7 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
   } as never) as unknown as AppMiddleware;
 
   // A request without a valid token is refused before it waits for a turn (cheap: no statement); the errors
-  // middleware writes it in GraphQL's shape (src/platform/http/errors.middleware.ts).
+  // middleware writes it in GraphQL's shape (src/platform/errors/http.ts).
   const verify: AppMiddleware = async (ctx, next) => {
     await verifyRequest(ctx, verifier);
     return next();

@@ -1,7 +1,7 @@
 import { GraphQLID, getNullableType } from 'graphql';
 import { isUUID } from 'class-validator';
 import type { MiddlewareFn } from 'type-graphql';
-import { ValidationError, type FieldError } from '../errors';
+import { ValidationError, type FieldError } from '../errors/errors';
 
 /**
  * Every `ID` argument of this schema names a record by UUID: a malformed one is the caller's error

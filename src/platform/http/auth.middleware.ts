@@ -1,5 +1,5 @@
 import { setUnitOfWorkCaller } from '../database/limits';
-import { UnauthenticatedError } from '../errors';
+import { UnauthenticatedError } from '../errors/errors';
 import { loadCaller } from '../auth/caller.service';
 import type { CallerCache } from '../auth/caller-cache';
 import type { TokenVerifier, VerifiedToken } from '../auth/token-verifier';

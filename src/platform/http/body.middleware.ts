@@ -1,5 +1,5 @@
 import { bodyParser } from '@koa/bodyparser';
-import { UnsupportedMediaTypeError, ValidationError } from '../errors';
+import { UnsupportedMediaTypeError, ValidationError } from '../errors/errors';
 import type { AppContext, AppMiddleware } from './state';
 
 export const BODY_LIMIT = '1mb';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, maxHeaderSize, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { MalformedRequestError } from '../errors';
-import { errorPayload, errorSurface } from './errors.middleware';
+import { MalformedRequestError } from '../errors/errors';
+import { errorPayload, errorSurface } from '../errors/http';
 
 /** The answer to a parser error: Node's own status (431, 408, 400), or 414 when the request line alone is too long. */
 function refusal(err: NodeJS.ErrnoException, requestLine: string | null, headerLimit: number): MalformedRequestError {

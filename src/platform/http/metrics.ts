@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import Router from '@koa/router';
 import type { Config } from '../config';
-import { UnauthenticatedError } from '../errors';
+import { UnauthenticatedError } from '../errors/errors';
 import { UNMATCHED_ROUTE, type Metrics } from '../metrics';
 import type { AppContext, AppMiddleware, AppState } from './state';
 

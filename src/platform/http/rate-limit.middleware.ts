@@ -1,5 +1,5 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { TooManyRequestsError, type RateLimitPolicy } from '../errors';
+import { TooManyRequestsError, type RateLimitPolicy } from '../errors/errors';
 import type { Metrics } from '../metrics';
 import { clientKey } from './client-key';
 import type { TokenVerifier } from '../auth/token-verifier';
@@ -23,11 +23,14 @@ function advertise(ctx: AppContext, policy: RateLimitPolicy, remaining: number, 
   ctx.append('RateLimit', `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`);
 }
 
+/** The quota key of a verified token's subject, whatever the transport (HTTP here, WebSocket connections too). */
+export const subjectKey = (sub: string) => `sub:${sub}`;
+
 /** The caller a request is counted against: the verified token's subject, else the client address. */
 async function callerKey(ctx: AppContext, verifier: TokenVerifier): Promise<string> {
   if (ctx.get('Authorization')) {
     try {
-      return `sub:${(await verifiedToken(ctx, verifier)).sub}`;
+      return subjectKey((await verifiedToken(ctx, verifier)).sub);
     } catch {
       // Refused by authentication further down; meanwhile it is an anonymous request of its address.
     }

@@ -6,7 +6,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config';
 import type { SessionSettings } from '../database/limits';
-import type { RateLimitPolicy } from '../errors';
+import type { RateLimitPolicy } from '../errors/errors';
 
 /** The operations of rate-limiter-flexible's limiters that we use, whatever the store. */
 export interface Limiter {

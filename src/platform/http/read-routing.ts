@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors';
+import { BadRequestError } from '../errors/errors';
 import { writesHere } from '../database/limits';
 import { parseLsn, replicaFault, type ReadRoute, type ReadRouter } from '../database/replicas';
 import type { Metrics } from '../metrics';

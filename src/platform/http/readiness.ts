@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from '../errors';
+import { ServiceUnavailableError } from '../errors/errors';
 import type { Lifecycle } from './lifecycle';
 
 /** The change listener, as readiness sees it. */

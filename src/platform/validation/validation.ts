@@ -1,6 +1,6 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validate, type ValidationError as ClassValidationError } from 'class-validator';
-import { ValidationError, type FieldError } from '../errors';
+import { ValidationError, type FieldError } from '../errors/errors';
 import { NO_LIST_ITEMS } from './rules';
 
 /** Options every input is validated with: unknown fields are errors, nothing is coerced silently. */

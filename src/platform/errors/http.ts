@@ -1,5 +1,6 @@
-import { AppError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RetryLaterError, UnsupportedMediaTypeError, ValidationError, toAppError } from '../errors';
-import type { AppContext, AppMiddleware } from './state';
+import { AppError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RetryLaterError, UnsupportedMediaTypeError, ValidationError, toAppError } from './errors';
+import type { AppContext, AppMiddleware } from '../http/state';
+import { graphqlErrorOf } from './graphql';
 
 /** Errors raised by Koa and its body parser carry an HTTP status; map the ones we expect. */
 function fromHttpError(err: unknown): AppError | null {
@@ -45,12 +46,8 @@ export function errorPayload(surface: ErrorSurface, err: AppError | null, reques
   const status = err?.status ?? 500;
   const message = err?.message ?? 'Internal server error';
   switch (surface) {
-    case 'graphql': {
-      const extensions: Record<string, unknown> = { code: err?.code ?? 'INTERNAL_SERVER_ERROR' };
-      if (err instanceof ValidationError && err.errors.length) extensions.errors = err.errors;
-      if (!err) extensions.request_id = requestId;
-      return { errors: [{ message, extensions }] };
-    }
+    case 'graphql':
+      return { errors: [graphqlErrorOf(err, requestId)] };
     case 'oauth':
       return { error: OAUTH_ERRORS.get(status) ?? (status < 500 ? 'invalid_request' : 'server_error'), error_description: message };
     default:

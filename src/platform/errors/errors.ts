@@ -1,9 +1,9 @@
 /**
- * Typed errors. Services throw these; src/platform/http/errors.middleware.ts maps them to REST bodies and
- * src/platform/graphql/errors.ts to GraphQL `extensions.code`, each in one place.
+ * Typed errors. Services throw these; src/platform/errors/http.ts maps them to REST bodies and
+ * src/platform/errors/graphql.ts to GraphQL `extensions.code`, each in one place.
  */
 
-import { connectionCutHere } from './database/limits';
+import { connectionCutHere } from '../database/limits';
 
 export interface FieldError {
   /** Path of the field as sent: `scopes.vat`, `managers.0.id`. */

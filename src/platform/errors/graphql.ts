@@ -2,7 +2,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
-import { type AppError, RetryLaterError, ValidationError, toAppError } from '../errors';
+import { type AppError, RetryLaterError, ValidationError, toAppError } from './errors';
 
 /** Codes graphql-js and Apollo give the caller's own mistakes (syntax, unknown fields, limits, variables). */
 const CLIENT_CODES = new Set([
@@ -44,6 +44,18 @@ function exhaustedStack(error: unknown): boolean {
 }
 
 /**
+ * The GraphQL body of one of our errors, or of a fault (null: nothing internal, the request id to name it in
+ * the log): the one place it is built, for errors inside an operation (formatError) and before it runs
+ * (src/platform/errors/http.ts: a refused token, a rate limit, a database outage at authentication).
+ */
+export function graphqlErrorOf(known: AppError | null, requestId?: string): { message: string; extensions: Record<string, unknown> } {
+  if (!known) return { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', ...(requestId ? { request_id: requestId } : {}) } };
+  const extensions: Record<string, unknown> = { code: known.code };
+  if (known instanceof ValidationError && known.errors.length) extensions.errors = known.errors;
+  return { message: known.message, extensions };
+}
+
+/**
  * Maps every error to `extensions.code` (decisions.md section 7); unexpected ones become
  * INTERNAL_SERVER_ERROR with nothing internal. The one GraphQL error mapping.
  */
@@ -53,8 +65,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   const classified = classifyGraphQLError(error);
   switch (classified.kind) {
     case 'service': {
-      const known = classified.error;
-      return shaped(known.message, { code: known.code, ...(known instanceof ValidationError ? { errors: known.errors } : {}) });
+      const { message, extensions } = graphqlErrorOf(classified.error);
+      return shaped(message, extensions);
     }
     // Errors of the GraphQL layer itself are the caller's: one documented code for them all.
     case 'client':
