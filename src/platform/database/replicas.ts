@@ -94,7 +94,14 @@ export interface ReplicaState {
   lagMs: number | null;
   /** When a poll last succeeded. */
   polledAt: number;
+  /**
+   * What the last poll found, as logged: a change is logged once. Kept rather than recomputed from the clock,
+   * since a late poll makes the replica look stale before it runs, which would hide the change it finds.
+   */
+  health: ReplicaHealth;
 }
+
+export type ReplicaHealth = 'unknown' | 'usable' | 'unreachable' | 'other cluster' | 'promoted' | 'behind';
 
 /** Where one unit of read-only work runs. */
 export interface ReadRoute {
@@ -138,7 +145,7 @@ export class ReadRouter {
 
   constructor(private readonly options: ReadRouterOptions) {
     this.replicas = options.replicas.map((endpoint) => ({
-      name: describeDatabase(endpoint.url), endpoint, reachable: false, standby: false, sameCluster: null, replayLsn: null, lagMs: null, polledAt: 0,
+      name: describeDatabase(endpoint.url), endpoint, reachable: false, standby: false, sameCluster: null, replayLsn: null, lagMs: null, polledAt: 0, health: 'unknown',
     }));
   }
 
@@ -302,7 +309,6 @@ export class ReadRouter {
     for (const [userId, kept] of this.writes) if (kept.until <= now) this.writes.delete(userId);
 
     await Promise.all(this.replicas.map(async (replica) => {
-      const was = this.usable(replica, null, now);
       try {
         const { rows } = await replica.endpoint.probes.query<{ standby: boolean; lsn: string | null }>(
           'select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn()::text as lsn');
@@ -319,15 +325,19 @@ export class ReadRouter {
       } catch (err) {
         replica.reachable = false;
         replica.lagMs = null;
-        if (was) log.warn({ replica: replica.name, error: (err as Error).message.split('\n')[0] }, 'replica unreachable: its reads go to the primary until it answers again');
+        if (replica.health !== 'unreachable') log.warn({ replica: replica.name, error: (err as Error).message.split('\n')[0] }, 'replica unreachable: its reads go to the primary until it answers again');
       }
-      const is = this.usable(replica, null);
-      if (was !== is) {
-        if (is) log.info({ replica: replica.name, lag_ms: replica.lagMs }, 'replica usable: reads go to it again');
-        else if (replica.reachable && replica.sameCluster === false) log.error({ replica: replica.name }, 'replica is a standby of another cluster (system_identifier differs): reads stay on the primary');
-        else if (replica.reachable && !replica.standby) log.error({ replica: replica.name }, 'replica is not a standby (promoted?): reads stay on the primary');
-        else if (replica.reachable) log.warn({ replica: replica.name, lag_ms: replica.lagMs, max_lag_ms: config.maxLagMs }, 'replica too far behind: its reads go to the primary until it catches up');
+      const health: ReplicaHealth = !replica.reachable ? 'unreachable'
+        : replica.sameCluster === false ? 'other cluster'
+          : !replica.standby ? 'promoted'
+            : this.usable(replica, null) ? 'usable' : 'behind';
+      if (health !== replica.health) {
+        if (health === 'usable') log.info({ replica: replica.name, lag_ms: replica.lagMs }, 'replica usable: reads go to it again');
+        else if (health === 'other cluster') log.error({ replica: replica.name }, 'replica is a standby of another cluster (system_identifier differs): reads stay on the primary');
+        else if (health === 'promoted') log.error({ replica: replica.name }, 'replica is not a standby (promoted?): reads stay on the primary');
+        else if (health === 'behind') log.warn({ replica: replica.name, lag_ms: replica.lagMs, max_lag_ms: config.maxLagMs }, 'replica too far behind: its reads go to the primary until it catches up');
       }
+      replica.health = health;
       this.options.onPoll?.(replica);
     }));
   }
