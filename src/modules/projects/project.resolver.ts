@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { CreateProjectInput } from './project.input';
 import { encodeCursor, pageSize } from '../../platform/database/pagination';
-import { ProjectService, projectFields, type ProjectFields } from './project.service';
+import { ProjectService, type ProjectFields } from './project.service';
 import type { ProjectStatisticsView } from '../statistics/statistics.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
@@ -43,17 +43,19 @@ export class ProjectResolver {
 
   @Query(() => Project)
   async project(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
-    return projectFields(await new ProjectService(sc).get(id));
+    return new ProjectService(sc).get(id);
   }
 
   @Mutation(() => CreateProjectPayload)
   async createProject(@Arg('input', () => CreateProjectInput) input: CreateProjectInput, @Ctx() { sc }: GraphQLContext) {
-    return { project: projectFields(await new ProjectService(sc).create(input)) };
+    const service = new ProjectService(sc);
+    return { project: await service.get((await service.create(input)).id) };
   }
 
   @Mutation(() => ArchiveProjectPayload, { description: 'Archives the project (idempotent)' })
   async archiveProject(@Arg('id', () => ID) id: string, @Ctx() { sc }: GraphQLContext) {
-    return { project: projectFields(await new ProjectService(sc).archive(id)) };
+    const service = new ProjectService(sc);
+    return { project: await service.get((await service.archive(id)).id) };
   }
 
   @Query(() => [ProjectStatistics], { nullable: 'items', description: 'Statistics of many projects in one request, in the order of ids; null for an id the caller may not see' })

@@ -59,29 +59,6 @@ export interface ProjectListOptions {
 /** A project's own fields; `managers` are filled by views(). */
 export type ProjectFields = Omit<ProjectView, 'managers'>;
 
-/** A project's own fields from its entity (after a write). */
-export function projectFields(p: Project): ProjectFields {
-  return {
-    id: p.id,
-    legacyId: p.legacyId,
-    name: p.name,
-    organizationId: p.organization.id,
-    constructionType: p.constructionType,
-    tradeListId: p.tradeList.id,
-    responseType: p.responseType,
-    endOfOfferDate: p.endOfOfferDate ?? null,
-    endWorksConstruction: p.endWorksConstruction ?? null,
-    commencementWorksConstruction: p.commencementWorksConstruction ?? null,
-    tendersClosingActivated: p.tendersClosingActivated,
-    publishedOnMarketplace: p.publishedOnMarketplace,
-    ...jsonFields(p.scopes, p.siteAddress, p.optionalDates),
-    archived: !!p.archivedAt,
-    archivedAt: p.archivedAt ?? null,
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
-  };
-}
-
 /** The JSON columns as the record shows them: every key present, null when absent. */
 function jsonFields(scopes?: ProjectScopes | null, siteAddress?: ProjectSiteAddress | null, optionalDates?: ProjectOptionalDates | null) {
   return {
@@ -196,9 +173,11 @@ export class ProjectService {
     }, { first: opts.first, after: opts.after, afterField: opts.afterField ?? 'after', order: 'desc', count: opts.count !== false });
   }
 
-  /** #3 */
-  get(projectId: string): Promise<Project> {
-    return visibleProject(this.sc, projectId);
+  /** #3: a project of the caller's organizations; 404 otherwise. What a write answers too, read back by the one mapper. */
+  async get(projectId: string): Promise<ProjectFields> {
+    const fields = (await this.fieldsByIds([projectId])).get(projectId.toLowerCase());
+    if (!fields) throw new NotFoundError('Project not found');
+    return fields;
   }
 
   /** #2: creates the project with its managers and a copy of the trade list's trades, in one transaction. */

@@ -1,8 +1,7 @@
 import { CreateProjectInput, ListProjectsQuery } from './project.input';
 import { ProjectParams } from '../../platform/rest/params';
 import { pageSize } from '../../platform/database/pagination';
-import { ProjectService, projectFields } from './project.service';
-import type { Project as ProjectEntity } from './project.entity';
+import { ProjectService } from './project.service';
 import { Project } from './project.output';
 import { keyed, keyedList, route, type RouteDef } from '../../platform/rest/route';
 import { listBody, toRest } from '../../platform/rest/serialize';
@@ -11,9 +10,9 @@ const tag = 'Projects';
 
 const ONE_PROJECT = keyed('project', Project);
 
-/** `{ project }`: the full read form of one project. */
-async function projectBody(service: ProjectService, project: ProjectEntity): Promise<{ project: unknown }> {
-  const [view] = await service.views([projectFields(project)]);
+/** `{ project }`: the full read form of one project, as read (after a write too). */
+async function projectBody(service: ProjectService, projectId: string): Promise<{ project: unknown }> {
+  const [view] = await service.views([await service.get(projectId)]);
   return { project: toRest(view) };
 }
 
@@ -38,7 +37,7 @@ export const projectRoutes: RouteDef[] = [
     success: { status: 201, description: '`{ project }`', schema: ONE_PROJECT },
     async handler({ body, ...sc }) {
       const service = new ProjectService(sc);
-      return { body: await projectBody(service, await service.create(body)) };
+      return { body: await projectBody(service, (await service.create(body)).id) };
     },
   }),
   route({
@@ -48,7 +47,7 @@ export const projectRoutes: RouteDef[] = [
     success: { status: 200, description: '`{ project }`', schema: ONE_PROJECT },
     async handler({ params, ...sc }) {
       const service = new ProjectService(sc);
-      return { body: await projectBody(service, await service.get(params.projectId)) };
+      return { body: await projectBody(service, params.projectId) };
     },
   }),
   route({
@@ -58,7 +57,7 @@ export const projectRoutes: RouteDef[] = [
     success: { status: 200, description: '`{ project }`', schema: ONE_PROJECT },
     async handler({ params, ...sc }) {
       const service = new ProjectService(sc);
-      return { body: await projectBody(service, await service.archive(params.projectId)) };
+      return { body: await projectBody(service, (await service.archive(params.projectId)).id) };
     },
   }),
 ];

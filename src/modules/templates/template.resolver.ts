@@ -4,7 +4,7 @@ import { ContractorInvitationInput, InviteContractorsInput } from '../invitation
 import { AddTemplateInput } from './template.input';
 import { InvitationService } from '../invitations/invitation.service';
 import type { ProjectView } from '../projects/project.service';
-import { TemplateService, templateFields, type TemplateFields } from './template.service';
+import { TemplateService, type TemplateFields } from './template.service';
 import { validateInstance } from '../../platform/validation/validation';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
@@ -65,8 +65,9 @@ export class TemplateResolver {
     @Arg('input', () => AddTemplateInput) input: AddTemplateInput,
     @Ctx() { sc }: GraphQLContext,
   ) {
-    const template = await new TemplateService(sc).create(projectId, input);
-    return { template: templateFields(template), projectId: template.project.id, parentTemplateId: template.parent?.id ?? null };
+    const service = new TemplateService(sc);
+    const template = await service.create(projectId, input);
+    return { template: await service.get(template.project.id, template.id), projectId: template.project.id, parentTemplateId: template.parent?.id ?? null };
   }
 
   @Mutation(() => DeleteTemplatePayload, { description: 'Deletes a template with its slices, or one slice; CONFLICT when it holds answers' })

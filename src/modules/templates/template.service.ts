@@ -90,30 +90,6 @@ export function templateName(t: Pick<TemplateFields, 'trade' | 'slice'>): string
   return lotName(t.trade.name, t.slice);
 }
 
-/** A template's own fields from its entity, after a write (its trade must be loaded). */
-export function templateFields(t: Template): TemplateFields {
-  const trade = t.trade as ProjectTrade;
-  return {
-    id: t.id,
-    projectId: t.project.id,
-    isSlice: t.isSlice,
-    slice: t.isSlice ? t.sliceName ?? null : null,
-    closedAt: t.closedAt ?? null,
-    versionSaved: t.versionSaved,
-    responseType: t.responseType ?? null,
-    budgets: { value: amountOf(t.budget) },
-    itemisedSheet: { version: t.itemisedSheetVersion, isDraft: t.itemisedSheetIsDraft, hasAdditionalServices: t.itemisedSheetHasAdditionalServices },
-    trade: { id: trade.id, name: trade.name, number: trade.number, shortName: trade.shortName },
-    endOfOfferDate: t.endOfOfferDate ?? null,
-    consultationStartedAt: t.consultationStartedAt ?? null,
-    foldOpened: t.foldOpened,
-    favouriteConsultationId: t.favouriteConsultation?.id ?? null,
-    selectedConsultationId: t.selectedConsultation?.id ?? null,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
-  };
-}
-
 interface TemplateRow {
   id: string;
   project_id: string;

@@ -4,7 +4,7 @@ import { InviteContractorsInput } from '../invitations/invitation.input';
 import { DocumentParams, DocumentVersionParams, ProjectParams, TemplateParams } from '../../platform/rest/params';
 import { AddTemplateInput, ListTemplatesQuery } from './template.input';
 import { pageSize } from '../../platform/database/pagination';
-import { TemplateService, templateFields } from './template.service';
+import { TemplateService } from './template.service';
 import { Document, FileDownload, VersionFiles } from '../documents/document.output';
 import { Template, TemplateDetail, TemplateDocuments } from './template.output';
 import { keyed, keyedList, route, type RouteDef } from '../../platform/rest/route';
@@ -46,7 +46,8 @@ export const templateRoutes: RouteDef[] = [
     errors: [409],
     async handler({ params, body, ...sc }) {
       const service = new TemplateService(sc);
-      const [template] = await service.views([templateFields(await service.create(params.projectId, body))]);
+      const created = await service.create(params.projectId, body);
+      const [template] = await service.views([await service.get(created.project.id, created.id)]);
       return { body: { template: toRest(template) } };
     },
   }),
