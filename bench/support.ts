@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config';
-import { adminQuery, startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../src/platform/database/database';
+import { adminQuery, withDatabase } from '../src/platform/database/database';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../src/platform/database/embedded';
 import { DEMO_ARCHITECT_CALLER, loadDemoData } from '../src/seed/demo-data';
 
 /** A benchmark writes a whole database: never anywhere but this machine. */

@@ -5,7 +5,8 @@ import { adminQuery, dropDatabase, queryRows } from './support/databases';
 import { request } from './support/http';
 import { startInstanceProcess, type InstanceProcess } from './support/instance-process';
 import { Client } from 'pg';
-import { MIGRATION_LOCK, withDatabase } from '../src/platform/database/database';
+import { withDatabase } from '../src/platform/database/database';
+import { MIGRATION_LOCK } from '../src/platform/database/migrate';
 
 /**
  * A scale-up or a rolling deploy with a pending migration (issue 21): several instances of the service, each a

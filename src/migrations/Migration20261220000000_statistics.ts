@@ -19,6 +19,9 @@ import { Migration } from '@mikro-orm/migrations';
  * keep generic plans: planning their statements anew at each write cost more than running them. Offers are stored as
  * their sub_total and discount pair (numeric(14,2) each) so that the difference is computed, exactly and
  * without overflow, where it is read.
+ *
+ * Above 400 lines on purpose: a migration is applied as one unit and never edited once released; its tables,
+ * functions and triggers depend on one another and are read together.
  */
 /**
  * A project's sums over its templates' rows (`where`), in cents; grouped by `groupBy` when given. The

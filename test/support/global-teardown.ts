@@ -1,4 +1,4 @@
-import type { EmbeddedCluster } from '../../src/platform/database/database';
+import type { EmbeddedCluster } from '../../src/platform/database/embedded';
 import type { PgBouncer } from './pgbouncer';
 import { adminQuery, dropDatabase } from './databases';
 

@@ -3,7 +3,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
-import { adminQuery, startEmbeddedCluster, withDatabase, type EmbeddedCluster } from '../../src/platform/database/database';
+import { adminQuery, withDatabase } from '../../src/platform/database/database';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/platform/database/embedded';
 import { loadDemoData } from '../../src/seed/demo-data';
 import { freePort } from './ports';
 

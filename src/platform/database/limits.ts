@@ -195,7 +195,7 @@ export function transactionSettings(settings: Record<string, string>): string {
 export function poolOptions(limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup', role: PoolRole = PRIMARY): { pool: PoolConfig; connection: Record<string, unknown> } {
   if (!limits) {
     // No startup parameter: migrations and maintenance may reach the database through a pooler (their own
-    // settings, src/platform/database/database.ts, are SET LOCAL).
+    // settings, src/platform/database/migrate.ts, are SET LOCAL).
     return {
       pool: { min: 0, max: 10, acquireTimeoutMillis: 5000, validate: reusableConnection } as PoolConfig,
       connection: { connectionTimeoutMillis: 3000 },
