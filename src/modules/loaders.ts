@@ -4,7 +4,7 @@ import { argumentLoader, mapLoader, readAheadLoader } from '../platform/graphql/
 import type { OperationSelection } from '../platform/graphql/selection';
 import type { ContractorDetailView } from './invitations/contractor.service';
 import { OrganizationService, type OrganizationView, type UserView } from './organizations/organization.service';
-import { DocumentService, VERSION_FIELDS, type DocumentRecord, type VersionRecord } from './documents/document.service';
+import { DocumentService, VERSION_FIELDS, type PartialDocumentFields, type PartialVersionFields } from './documents/document.service';
 import { ProjectTradeService, type ProjectTradeView } from './trades/project-trade.service';
 import { TemplateService, type TemplateFields } from './templates/template.service';
 import { ProjectService, type ProjectFields } from './projects/project.service';
@@ -55,8 +55,8 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     dceDownloadedAt: selection.has('Document', 'dceDownloadedAt'),
   });
   const versionFields = () => VERSION_FIELDS.filter((f) => selection.has('DocumentVersion', f));
-  const documentsLoader = readAheadLoader<DocumentRecord[]>((ids) => documents.documentsByTemplate(ids, documentFields()), []);
-  const versionsLoader = readAheadLoader<VersionRecord[]>((ids) => documents.versionsByDocument(ids, versionFields()), []);
+  const documentsLoader = readAheadLoader<PartialDocumentFields[]>((ids) => documents.documentsByTemplate(ids, documentFields()), []);
+  const versionsLoader = readAheadLoader<PartialVersionFields[]>((ids) => documents.versionsByDocument(ids, versionFields()), []);
   // A contractor is never absent from its document's organization: absent from the answer read ahead, it was
   // committed after that statement began.
   const contractorLoader = readAheadLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null, false);

@@ -35,7 +35,7 @@ export interface DocumentVersionView {
 }
 
 /** A version with the id of its row (GraphQL keys it by that id; REST bodies do not show it). */
-export interface DocumentVersionRecord extends DocumentVersionView {
+export interface VersionFields extends DocumentVersionView {
   id: string;
 }
 
@@ -57,18 +57,18 @@ export type VersionField = keyof typeof VERSION_COLUMNS;
 export const VERSION_FIELDS = Object.keys(VERSION_COLUMNS) as VersionField[];
 
 /** What a loader reads of a version: its number, and the fields the operation selects (the others are absent). */
-export type VersionRecord = Pick<DocumentVersionRecord, 'version'> & Partial<DocumentVersionRecord>;
+export type PartialVersionFields = Pick<VersionFields, 'version'> & Partial<VersionFields>;
 
 /** A document's fields read only when asked for: `state` reads the versions, the others cost decoding on every row. */
-export interface DocumentFieldsAsked {
+export interface DocumentFieldSelection {
   state: boolean;
   intention: boolean;
   dceDownloadedAt: boolean;
 }
-const ALL_DOCUMENT_FIELDS: DocumentFieldsAsked = { state: true, intention: true, dceDownloadedAt: true };
+const ALL_DOCUMENT_FIELDS: DocumentFieldSelection = { state: true, intention: true, dceDownloadedAt: true };
 
-/** What a loader reads of a document: its keys, and the fields of DocumentFieldsAsked that were asked for. */
-export type DocumentRecord = Omit<DocumentFields, keyof DocumentFieldsAsked> & Partial<Pick<DocumentFields, keyof DocumentFieldsAsked>>;
+/** What a loader reads of a document: its keys, and the fields of DocumentFieldSelection that were asked for. */
+export type PartialDocumentFields = Omit<DocumentFields, keyof DocumentFieldSelection> & Partial<Pick<DocumentFields, keyof DocumentFieldSelection>>;
 
 /** A document as "Template detail" shows it, plus its `state`. */
 export interface DocumentView {
@@ -127,7 +127,7 @@ const DOCUMENTS_FROM = `document d
  * Documents of the caller's organizations, with the fields asked for, in creation order. `where` is an extra SQL
  * condition on `d` (or its template `t`) with its bindings. `state` reads the latest version: only when asked.
  */
-const DOCUMENTS_SQL = (organizationIds: readonly string[], where: string, asked: DocumentFieldsAsked, from = DOCUMENTS_FROM) => `
+const DOCUMENTS_SQL = (organizationIds: readonly string[], where: string, asked: DocumentFieldSelection, from = DOCUMENTS_FROM) => `
     select d.id, d.template_id, d.contractor_id${asked.intention ? ', d.intention' : ''}${asked.dceDownloadedAt ? ', d.dce_downloaded_at' : ''}${asked.state
     ? `, case when l.status is null or l.status = 'DRAFT' then 'PENDING' else l.status end as state` : ''}
     from ${from}${asked.state ? `
@@ -146,8 +146,8 @@ export class DocumentService {
    * unless `asked` leaves some out.
    */
   async documentsByTemplate(templateIds: readonly string[]): Promise<Map<string, DocumentFields[]>>;
-  async documentsByTemplate(templateIds: readonly string[], asked: DocumentFieldsAsked): Promise<Map<string, DocumentRecord[]>>;
-  async documentsByTemplate(templateIds: readonly string[], asked = ALL_DOCUMENT_FIELDS): Promise<Map<string, DocumentRecord[]>> {
+  async documentsByTemplate(templateIds: readonly string[], asked: DocumentFieldSelection): Promise<Map<string, PartialDocumentFields[]>>;
+  async documentsByTemplate(templateIds: readonly string[], asked = ALL_DOCUMENT_FIELDS): Promise<Map<string, PartialDocumentFields[]>> {
     const ids = uuidList(templateIds);
     const rows = ids.length ? await this.query(`d.template_id = any(${uuidArraySql(ids)})`, [], asked) : [];
     return groupUnder(ids, rows, (d) => d.templateId, (d) => d);
@@ -157,7 +157,7 @@ export class DocumentService {
    * Documents of every template of many projects in one statement, by template id (a template without documents
    * is absent): a template level's documents read at the same time as the templates themselves.
    */
-  async documentsByProject(projectIds: readonly string[], asked: DocumentFieldsAsked): Promise<Map<string, DocumentRecord[]>> {
+  async documentsByProject(projectIds: readonly string[], asked: DocumentFieldSelection): Promise<Map<string, PartialDocumentFields[]>> {
     const ids = uuidList(projectIds);
     const rows = ids.length ? await this.query(`t.project_id = any(${uuidArraySql(ids)})`, [], asked, PROJECT_DOCUMENTS_FROM) : [];
     return groupBy(rows, (d) => d.templateId);
@@ -171,9 +171,9 @@ export class DocumentService {
   }
 
   /** Versions of many documents in one statement, by document id, ordered by version; every field unless `fields` says which. */
-  async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, DocumentVersionRecord[]>>;
-  async versionsByDocument(documentIds: readonly string[], fields: readonly VersionField[]): Promise<Map<string, VersionRecord[]>>;
-  async versionsByDocument(documentIds: readonly string[], fields: readonly VersionField[] = VERSION_FIELDS): Promise<Map<string, VersionRecord[]>> {
+  async versionsByDocument(documentIds: readonly string[]): Promise<Map<string, VersionFields[]>>;
+  async versionsByDocument(documentIds: readonly string[], fields: readonly VersionField[]): Promise<Map<string, PartialVersionFields[]>>;
+  async versionsByDocument(documentIds: readonly string[], fields: readonly VersionField[] = VERSION_FIELDS): Promise<Map<string, PartialVersionFields[]>> {
     const ids = uuidList(documentIds);
     if (!ids.length) return new Map();
     // Documents reach here only through the caller's templates; versions carry no tenancy of their own.
@@ -187,7 +187,7 @@ export class DocumentService {
    * Versions of the documents of every template of many projects of the caller's organizations, in one statement,
    * by document id (a document without versions is absent): read at the same time as the templates and documents.
    */
-  async versionsByProject(projectIds: readonly string[], fields: readonly VersionField[]): Promise<Map<string, VersionRecord[]>> {
+  async versionsByProject(projectIds: readonly string[], fields: readonly VersionField[]): Promise<Map<string, PartialVersionFields[]>> {
     const ids = uuidList(projectIds);
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!ids.length || !orgs.length) return new Map();
@@ -286,13 +286,13 @@ export class DocumentService {
     return this.sc.em.execute<VersionRow[]>(`select v.document_id, v.version ${columns} ${from} order by v.document_id, v.version`, params);
   }
 
-  private versionFromRow(fields: readonly VersionField[]): (r: VersionRow) => VersionRecord {
+  private versionFromRow(fields: readonly VersionField[]): (r: VersionRow) => PartialVersionFields {
     // Decided once per statement, not per row: a dashboard maps thousands of versions.
     const asked = new Set(fields);
     const [id, subTotal, discount, status, sentAt, isMandate, hasDpgf, hasFiles] = (['id', 'subTotal', 'discount', 'status', 'sentAt', 'isMandate', 'hasDpgf', 'hasFiles'] as const).map((f) => asked.has(f));
     const em = this.sc.em;
     return (r) => {
-      const v: VersionRecord = { version: r.version };
+      const v: PartialVersionFields = { version: r.version };
       if (id) v.id = r.id;
       if (subTotal) v.subTotal = amountOf(r.sub_total);
       if (discount) v.discount = amountOf(r.discount);
@@ -305,13 +305,13 @@ export class DocumentService {
     };
   }
 
-  private async query(where: string, params: unknown[], asked: DocumentFieldsAsked, from?: string): Promise<DocumentRecord[]> {
+  private async query(where: string, params: unknown[], asked: DocumentFieldSelection, from?: string): Promise<PartialDocumentFields[]> {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!orgs.length) return [];
     const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(orgs, where, asked, from), params);
     const em = this.sc.em;
     return rows.map((r) => {
-      const d: DocumentRecord = { id: r.id, templateId: r.template_id, contractorId: r.contractor_id };
+      const d: PartialDocumentFields = { id: r.id, templateId: r.template_id, contractorId: r.contractor_id };
       if (asked.intention) d.intention = r.intention;
       if (asked.state) d.state = r.state;
       if (asked.dceDownloadedAt) d.dceDownloadedAt = rowTime(em, r.dce_downloaded_at);

@@ -77,7 +77,7 @@ interface LotRow {
   budget: string;
 }
 
-interface DocumentRow {
+interface OfferRow {
   template_id: string;
   document_id: string;
   contractor_id: string;
@@ -105,7 +105,7 @@ const deviation = (value: number, of: number) => ({ value: money(value - of), pe
  * numerics (./leveling-figures, docs/leveling.md): each rounded once where the SQL expressions round; the
  * median of an even count is the mean of the two middle offers, kept exact for the comparisons and deviations.
  */
-function lotOf(r: LotRow, rows: readonly DocumentRow[], threshold: ReturnType<typeof thresholdOf>, thresholdValue: number): { lot: TemplateLeveling; sums: LotSums } {
+function lotOf(r: LotRow, rows: readonly OfferRow[], threshold: ReturnType<typeof thresholdOf>, thresholdValue: number): { lot: TemplateLeveling; sums: LotSums } {
   const budget = cents(r.budget);
   const amounts: number[] = [];
   for (const d of rows) if (d.sub_total !== null) amounts.push(cents(d.sub_total) - cents(d.discount!));
@@ -318,8 +318,8 @@ export class LevelingService {
     const asked: Asked = { projectIds, templateIds, organizationIds: uuidList(this.sc.caller.adminOrganizationIds) };
     // One after the other: side by side they hold two of the pool's connections and measured no faster.
     const lotRows = await this.sc.em.execute<LotRow[]>(lotsSql(asked));
-    const documentRows = await this.sc.em.execute<DocumentRow[]>(documentsSql(asked));
-    const byLot = new Map<string, DocumentRow[]>();
+    const documentRows = await this.sc.em.execute<OfferRow[]>(documentsSql(asked));
+    const byLot = new Map<string, OfferRow[]>();
     for (const d of documentRows) {
       const rows = byLot.get(d.template_id);
       if (rows) rows.push(d);

@@ -1,4 +1,5 @@
-import { DocumentService, type DocumentView } from '../documents/document.service';
+import { DocumentService } from '../documents/document.service';
+import { restDocuments } from '../documents/document.presenter';
 import { InvitationService } from '../invitations/invitation.service';
 import { InviteContractorsInput } from '../invitations/invitation.input';
 import { DocumentParams, DocumentVersionParams, ProjectParams, TemplateParams } from '../../platform/rest/params';
@@ -11,11 +12,6 @@ import { keyed, keyedList, route, type RouteDef } from '../../platform/rest/rout
 import { listBody, toRest } from '../../platform/rest/serialize';
 
 const tag = 'Templates';
-
-/** Documents in REST form: `is_mandate` is a string holding `true` or `false` (interface.md). */
-function restDocuments(docs: DocumentView[]): unknown {
-  return toRest(docs.map((d) => ({ ...d, versions: d.versions.map(({ isMandate, ...v }) => ({ isMandate: String(isMandate), ...v })) })));
-}
 
 /** Operations #10-#16, also served under /svc/v1. */
 export const templateRoutes: RouteDef[] = [
