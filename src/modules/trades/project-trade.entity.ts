@@ -1,22 +1,14 @@
 import { Entity, ManyToOne, Property, type Rel } from '@mikro-orm/core';
-import { LegacyEntity } from '../../platform/database/base.entity';
+import { TradeEntity } from './trade.entity';
 import { Project } from '../projects/project.entity';
 import { TradeListTrade } from './trade-list-trade.entity';
 
 /** A trade (lot) of a project, copied from the project's trade list or added later. */
 @Entity({ tableName: 'project_trade' })
-export class ProjectTrade extends LegacyEntity {
+export class ProjectTrade extends TradeEntity {
   @ManyToOne(() => Project, { index: true, deleteRule: 'cascade' })
   project!: Rel<Project>;
 
-  @Property({ type: 'string' })
-  number!: string;
-
-  @Property({ type: 'string' })
-  name!: string;
-
-  @Property({ type: 'string' })
-  shortName!: string;
 
   @Property({ type: 'text', nullable: true })
   comment?: string | null;

@@ -5,7 +5,7 @@
 import { Type } from 'class-transformer';
 import {
   ArrayMinSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, IsUUID,
-  Matches, Max, MaxLength, Min, ValidateNested, registerDecorator, type ValidationArguments,
+  Matches, Max, MaxLength, Min, ValidateNested, registerDecorator,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { MAX_PAGE_SIZE } from '../database/pagination';
@@ -24,17 +24,12 @@ export const isBlank = (value: unknown): boolean => typeof value === 'string' &&
 /** Named for the OpenAPI converter, which documents it as a pattern. */
 export const NOT_BLANK = 'isNotBlank';
 
+/** A rule of ours, under `name` (what the OpenAPI converter and validation.ts know it by). */
+const rule = (name: string, message: string, validate: (value: unknown) => boolean): PropertyDecorator => (target, propertyName) =>
+  registerDecorator({ name, target: target.constructor, propertyName: propertyName as string, options: { message }, validator: { validate } });
+
 /** Not only blank characters; the empty string is IsNotEmpty's to refuse, so that it gets one message. */
-function NotBlank(): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: NOT_BLANK,
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: 'must not be blank' },
-      validator: { validate: (value: unknown) => !isBlank(value) },
-    });
-}
+const NotBlank = () => rule(NOT_BLANK, 'must not be blank', (value) => !isBlank(value));
 
 /**
  * Text a person reads (names, numbers, comments) or a code: a string, neither empty nor blank ("   " is no
@@ -73,16 +68,7 @@ export const List = (min = 0) => compose(
  * (`managers.0: must be an object`). validation.ts names each failing item by its index.
  */
 export const NO_LIST_ITEMS = 'noListItems';
-function NoListItems(): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: NO_LIST_ITEMS,
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: 'must be an object' },
-      validator: { validate: (value: unknown) => !Array.isArray(value) || !value.some((item) => Array.isArray(item)) },
-    });
-}
+const NoListItems = () => rule(NO_LIST_ITEMS, 'must be an object', (value) => !Array.isArray(value) || !value.some((item) => Array.isArray(item)));
 
 /** A nested object (or each item of an array) validated as `cls`. */
 export const Nested = (cls: () => new () => object, opts: { each?: boolean } = {}) => compose(
@@ -107,13 +93,4 @@ export function isDateInput(value: unknown): value is string {
 /** The `YYYY-MM-DD` day of a date input. */
 export const dayOf = (value: string) => value.slice(0, 10);
 
-export function DateInput(): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isDateInput',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: 'must be a valid date (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS without a zone)' },
-      validator: { validate: (value: unknown, _args?: ValidationArguments) => isDateInput(value) },
-    });
-}
+export const DateInput = () => rule('isDateInput', 'must be a valid date (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS without a zone)', isDateInput);
