@@ -19,6 +19,8 @@ import { projectRoutes } from './projects/projects.routes';
 import type { RouteDef } from '../platform/rest/route';
 import { statisticsRoutes } from './statistics/statistics.routes';
 import { templateRoutes } from './templates/templates.routes';
+import { invitationRoutes } from './invitations/invitations.routes';
+import { documentRoutes } from './documents/documents.routes';
 import { toolRoutes } from './tools/tools.routes';
 import { tradeListRoutes } from './trades/trade-lists.routes';
 import { tradeMappingRoutes } from './trades/trade-mapping.routes';
@@ -33,6 +35,8 @@ export const ALL_ROUTES: RouteDef[] = [
   ...statisticsRoutes,
   ...tradeRoutes,
   ...templateRoutes,
+  ...invitationRoutes,
+  ...documentRoutes,
   ...organizationRoutes,
   ...contractorRoutes,
   ...tradeListRoutes,

@@ -8,10 +8,13 @@ import { LEVELING_RESOLVERS } from './leveling/leveling.resolver';
 import { DirectoryResolver } from './invitations/directory.resolver';
 import { ProjectChangeResolver, SubscriptionResolver, TemplateChangeResolver } from './changes/subscription.resolver';
 import { OrganizationResolver, UserResolver } from './organizations/organization.resolver';
-import { PAYLOAD_RESOLVERS } from './payloads/payload.resolver';
 import { ProjectFieldsResolver, ProjectResolver } from './projects/project.resolver';
 import { ProjectTradeResolver, ProjectTradesFieldResolver } from './trades/project-trade.resolver';
 import { DocumentResolver, ProjectTemplatesFieldResolver, TemplateFieldsResolver, TemplateResolver } from './templates/template.resolver';
+import { INVITATION_RESOLVERS } from './invitations/invitation.resolver';
+import { TEMPLATE_PAYLOAD_RESOLVERS } from './templates/template.payloads';
+import { PROJECT_TRADE_PAYLOAD_RESOLVERS } from './trades/project-trade.payloads';
+import { SwitchOrganizationPayloadResolver } from './organizations/organization.payloads';
 import { DateTimeScalar } from '../platform/graphql/scalars';
 
 let built: Promise<GraphQLSchema> | null = null;
@@ -37,7 +40,8 @@ const NO_TOPICS: PubSub = {
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
     resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectFieldsResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
-      ProjectTemplatesFieldResolver, TemplateResolver, TemplateFieldsResolver, DocumentResolver, DirectoryResolver, ...PAYLOAD_RESOLVERS,
+      ProjectTemplatesFieldResolver, TemplateResolver, ...INVITATION_RESOLVERS, TemplateFieldsResolver, DocumentResolver, DirectoryResolver,
+      ...PROJECT_TRADE_PAYLOAD_RESOLVERS, ...TEMPLATE_PAYLOAD_RESOLVERS, SwitchOrganizationPayloadResolver,
       SubscriptionResolver, ProjectChangeResolver, TemplateChangeResolver, ...LEVELING_RESOLVERS],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     pubSub: NO_TOPICS,

@@ -3,7 +3,7 @@ import { OrganizationService, type UserView } from './organization.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Organization, User } from './organization.output';
-import { SwitchOrganizationPayload } from '../payloads/payloads.type';
+import { SwitchOrganizationPayload } from './organization.payloads';
 
 @UseMiddleware(uuidArguments)
 @Resolver(() => Organization)

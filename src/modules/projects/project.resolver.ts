@@ -6,7 +6,7 @@ import type { ProjectStatisticsView } from '../statistics/statistics.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Organization, User } from '../organizations/organization.output';
-import { ArchiveProjectPayload, CreateProjectPayload } from '../payloads/payloads.type';
+import { ArchiveProjectPayload, CreateProjectPayload } from './project.payloads';
 import { Project, ProjectConnection } from './project.output';
 import { ProjectStatistics } from '../statistics/statistics.output';
 

@@ -1,16 +1,13 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root, UseMiddleware } from 'type-graphql';
 import type { DocumentFields, DocumentView } from '../documents/document.service';
-import { ContractorInvitationInput, InviteContractorsInput } from '../invitations/invitation.input';
 import { AddTemplateInput } from './template.input';
-import { InvitationService } from '../invitations/invitation.service';
 import type { ProjectView } from '../projects/project.service';
 import { TemplateService, type TemplateFields } from './template.service';
-import { validateInstance } from '../../platform/validation/validation';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Contractor } from '../invitations/directory.output';
 import { Document, DocumentVersion } from '../documents/document.output';
-import { AddTemplatePayload, DeleteTemplatePayload, InviteContractorsPayload } from '../payloads/payloads.type';
+import { AddTemplatePayload, DeleteTemplatePayload } from './template.payloads';
 import { Project, ProjectTrade } from '../projects/project.output';
 import { TemplateStats } from '../statistics/statistics.output';
 import { Template } from './template.output';
@@ -74,19 +71,6 @@ export class TemplateResolver {
   async deleteTemplate(@Arg('projectId', () => ID) projectId: string, @Arg('templateId', () => ID) templateId: string, @Ctx() { sc }: GraphQLContext) {
     const removed = await new TemplateService(sc).remove(projectId, templateId);
     return { deletedTemplateIds: removed.templateIds, projectId: removed.projectId, parentTemplateId: removed.parentTemplateId };
-  }
-
-  @Mutation(() => InviteContractorsPayload, { description: 'Invites contractors to a template; a repeated email creates nothing' })
-  async inviteContractors(
-    @Arg('projectId', () => ID) projectId: string,
-    @Arg('templateId', () => ID) templateId: string,
-    // Validated below as the whole input, so a failing field is named by its path (`contractors.0.email`).
-    @Arg('contractors', () => [ContractorInvitationInput], { validateFn: () => undefined }) contractors: ContractorInvitationInput[],
-    @Ctx() { sc }: GraphQLContext,
-  ) {
-    const input = Object.assign(new InviteContractorsInput(), { contractors });
-    await validateInstance(input);
-    return new InvitationService(sc).invite(projectId, templateId, input);
   }
 }
 

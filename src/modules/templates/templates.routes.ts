@@ -1,19 +1,15 @@
-import { DocumentService } from '../documents/document.service';
 import { restDocuments } from '../documents/document.presenter';
-import { InvitationService } from '../invitations/invitation.service';
-import { InviteContractorsInput } from '../invitations/invitation.input';
-import { DocumentParams, DocumentVersionParams, ProjectParams, TemplateParams } from '../../platform/rest/params';
+import { ProjectParams, TemplateParams } from '../../platform/rest/params';
 import { AddTemplateInput, ListTemplatesQuery } from './template.input';
 import { pageSize } from '../../platform/database/pagination';
 import { TemplateService } from './template.service';
-import { Document, FileDownload, VersionFiles } from '../documents/document.output';
 import { Template, TemplateDetail, TemplateDocuments } from './template.output';
 import { keyed, keyedList, route, type RouteDef } from '../../platform/rest/route';
 import { listBody, toRest } from '../../platform/rest/serialize';
 
 const tag = 'Templates';
 
-/** Operations #10-#16, also served under /svc/v1. */
+/** Operations #10-#14 (#15 is the invitations', #16 the documents'), also served under /svc/v1. */
 export const templateRoutes: RouteDef[] = [
   route({
     operation: 10, operationId: 'listTemplates', method: 'get', prefix: 'svc', path: '/projects/:projectId/templates', alias: true, tag,
@@ -84,44 +80,6 @@ export const templateRoutes: RouteDef[] = [
     async handler({ params, ...sc }) {
       await new TemplateService(sc).remove(params.projectId, params.templateId);
       return { status: 204, body: null };
-    },
-  }),
-  route({
-    operation: 15, operationId: 'inviteContractors', method: 'post', prefix: 'svc', path: '/projects/:projectId/templates/:templateId/contractors', alias: true, tag,
-    summary: 'Invites contractors (reused by email from the organization\'s directory): one document each; each new document consumes 1 credit. 201 when a document was created, else 200.',
-    params: TemplateParams,
-    body: InviteContractorsInput,
-    success: {
-      status: 201, description: '`{ documents }` of the invited contractors; at least one document was created',
-      schema: keyedList('documents', Document), also: { status: 200, description: '`{ documents }`: every contractor was already invited; nothing was created or consumed' },
-    },
-    errors: [409],
-    async handler({ params, body, ...sc }) {
-      const result = await new InvitationService(sc).invite(params.projectId, params.templateId, body);
-      return { status: result.created > 0 ? 201 : 200, body: { documents: restDocuments(result.documents) } };
-    },
-  }),
-  // Without a version and with one, #16 answers two different things: two operations of the document.
-  route({
-    operation: 16, operationId: 'listDocumentVersions', method: 'get', prefix: 'svc',
-    path: '/projects/:projectId/templates/:templateId/documents/:documentId/download', alias: true, tag,
-    summary: 'The document\'s versions and their files.',
-    description: 'Without a version in the path.',
-    params: DocumentParams,
-    success: { status: 200, description: '`{ versions: [{ version, status, sent_at, files: [{ name, size }] }] }`', schema: keyedList('versions', VersionFiles) },
-    async handler({ params, ...sc }) {
-      return { body: { versions: toRest(await new DocumentService(sc).versionFiles(params.projectId, params.templateId, params.documentId)) } };
-    },
-  }),
-  route({
-    operation: 16, operationId: 'downloadDocumentVersion', method: 'get', prefix: 'svc',
-    path: '/projects/:projectId/templates/:templateId/documents/:documentId/download/:version', alias: true, tag,
-    summary: 'A signed URL per file of a version of the document, valid 15 minutes, served by the service at /files/{fileId}.',
-    description: 'With a version in the path; an unknown version is a 404.',
-    params: DocumentVersionParams,
-    success: { status: 200, description: '`{ files: [{ name, url, expires_at }] }`', schema: keyedList('files', FileDownload) },
-    async handler({ params, ...sc }) {
-      return { body: { files: toRest(await new DocumentService(sc).versionDownload(params.projectId, params.templateId, params.documentId, params.version)) } };
     },
   }),
 ];

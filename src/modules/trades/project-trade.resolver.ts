@@ -4,7 +4,7 @@ import { ProjectTradeService } from './project-trade.service';
 import type { ProjectView } from '../projects/project.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
-import { CreateProjectTradePayload, DeleteProjectTradePayload, UpdateProjectTradePayload } from '../payloads/payloads.type';
+import { CreateProjectTradePayload, DeleteProjectTradePayload, UpdateProjectTradePayload } from './project-trade.payloads';
 import { Project, ProjectTrade } from '../projects/project.output';
 
 @Resolver(() => Project)

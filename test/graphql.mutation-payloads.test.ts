@@ -1,7 +1,7 @@
-import { DEMO_IDS } from '../../seed/demo-data';
-import { startTestApp, type TestApp } from '../../../test/support/app';
-import { tokenFor } from '../../../test/support/auth';
-import { gql } from '../../../test/support/graphql';
+import { DEMO_IDS } from '../src/seed/demo-data';
+import { startTestApp, type TestApp } from './support/app';
+import { tokenFor } from './support/auth';
+import { gql } from './support/graphql';
 
 let t: TestApp;
 let architect: string;
