@@ -9,6 +9,7 @@ import { DirectoryResolver } from './invitations/directory.resolver';
 import { ProjectChangeResolver, SubscriptionResolver, TemplateChangeResolver } from './changes/subscription.resolver';
 import { OrganizationResolver, UserResolver } from './organizations/organization.resolver';
 import { ProjectFieldsResolver, ProjectResolver } from './projects/project.resolver';
+import { StatisticsResolver } from './statistics/statistics.resolver';
 import { ProjectTradeResolver, ProjectTradesFieldResolver } from './trades/project-trade.resolver';
 import { DocumentResolver, ProjectTemplatesFieldResolver, TemplateFieldsResolver, TemplateResolver } from './templates/template.resolver';
 import { INVITATION_RESOLVERS } from './invitations/invitation.resolver';
@@ -39,7 +40,7 @@ const NO_TOPICS: PubSub = {
  */
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
-    resolvers: [UserResolver, OrganizationResolver, ProjectResolver, ProjectFieldsResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
+    resolvers: [UserResolver, OrganizationResolver, ProjectResolver, StatisticsResolver, ProjectFieldsResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
       ProjectTemplatesFieldResolver, TemplateResolver, ...INVITATION_RESOLVERS, TemplateFieldsResolver, DocumentResolver, DirectoryResolver,
       ...PROJECT_TRADE_PAYLOAD_RESOLVERS, ...TEMPLATE_PAYLOAD_RESOLVERS, SwitchOrganizationPayloadResolver,
       SubscriptionResolver, ProjectChangeResolver, TemplateChangeResolver, ...LEVELING_RESOLVERS],

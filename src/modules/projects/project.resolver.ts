@@ -2,20 +2,15 @@ import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, UseM
 import { CreateProjectInput } from './project.input';
 import { encodeCursor, pageSize } from '../../platform/database/pagination';
 import { ProjectService, type ProjectFields } from './project.service';
-import type { ProjectStatisticsView } from '../statistics/statistics.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Organization, User } from '../organizations/organization.output';
 import { ArchiveProjectPayload, CreateProjectPayload } from './project.payloads';
 import { Project, ProjectConnection } from './project.output';
 import { ProjectStatistics } from '../statistics/statistics.output';
+import { projectStatistics } from '../statistics/project-statistics';
 
 type ProjectRoot = ProjectFields;
-
-/** A project's statistics as a cacheable object: keyed by an id derived from the project's (lowercase) id. */
-function statisticsOf(projectId: string, view: ProjectStatisticsView | null) {
-  return view && { id: `${projectId}:statistics`, projectId, ...view };
-}
 
 @UseMiddleware(uuidArguments)
 @Resolver(() => Project)
@@ -57,24 +52,14 @@ export class ProjectResolver {
     const service = new ProjectService(sc);
     return { project: await service.get((await service.archive(id)).id) };
   }
-
-  @Query(() => [ProjectStatistics], { nullable: 'items', description: 'Statistics of many projects in one request, in the order of ids; null for an id the caller may not see' })
-  async projectsStatistics(@Arg('ids', () => [ID]) ids: string[], @Ctx() { loaders }: GraphQLContext) {
-    const canonical = ids.map((id) => id.toLowerCase());
-    const stats = await loaders.projectStatistics.loadMany(canonical);
-    // loadMany hands a failed load back as an Error per id: a fault, not a project the caller may not see.
-    const failed = stats.find((s) => s instanceof Error);
-    if (failed) throw failed;
-    return stats.map((s, i) => statisticsOf(canonical[i], s as ProjectStatisticsView | null));
-  }
 }
 
 /** A project's relations (no arguments: nothing for uuidArguments to check). */
 @Resolver(() => Project)
 export class ProjectFieldsResolver {
   @FieldResolver(() => ProjectStatistics)
-  async statistics(@Root() project: ProjectRoot, @Ctx() { loaders }: GraphQLContext) {
-    return statisticsOf(project.id, await loaders.projectStatistics.load(project.id));
+  statistics(@Root() project: ProjectRoot, @Ctx() { loaders }: GraphQLContext) {
+    return projectStatistics(loaders, project.id);
   }
 
   @FieldResolver(() => Organization)
