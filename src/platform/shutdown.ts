@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
-import type { RunningServer } from '../app';
+import type http from 'node:http';
 import type { Lifecycle } from './http/lifecycle';
 
 /** What a shutdown works on; the sequence is documented in docs/shutdown.md. */
 export interface ShutdownPlan {
   lifecycle: Lifecycle;
-  running: RunningServer;
+  /** The listening server (src/app.ts, listen). */
+  running: { server: http.Server; close(): Promise<void> };
   log: Logger;
   /** SHUTDOWN_GRACE_MS: how long the listener stays open after the signal. */
   graceMs: number;
