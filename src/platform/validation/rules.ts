@@ -43,7 +43,7 @@ export const Text = (maxLength = 255) => compose(
 );
 /**
  * `limit` of a paged list, as the query string gives it: text here, its value checked by pageSize()
- * (services/pagination.ts, shared with GraphQL's `first`); described to clients as the integer it is.
+ * (src/platform/database/pagination.ts, shared with GraphQL's `first`); described to clients as the integer it is.
  */
 export const PageSize = () => compose(
   Text(8),
