@@ -46,12 +46,12 @@ describe('database faults are 503 + Retry-After, mapped in one place (toAppError
 
 describe("knex's 'Transaction query already complete'", () => {
   const ended = () => new Error('Transaction query already complete, run with DEBUG=knex:tx for more info');
-  /** A pooled connection as the request pool sets it up, whose server answers nothing: every statement times out. */
-  function unansweringConnection() {
+  /** A pooled connection as the request pool sets it up, whose every statement fails with `error` (a read timeout by default). */
+  function unansweringConnection(error: () => Error = () => new Error('Query read timeout')) {
     const conn = {
       readyForQuery: true,
       getTransactionStatus: () => 'I',
-      query: (_config: unknown, callback: (err: Error | null) => void) => callback(new Error('Query read timeout')),
+      query: (_config: unknown, callback: (err: Error | null) => void) => callback(error()),
       connection: { stream: { destroy: jest.fn() } },
     };
     const limits = { poolSize: 2, acquireTimeoutMs: 1000, connectTimeoutMs: 500, statementTimeoutMs: 1000, lockTimeoutMs: 500, idleInTransactionTimeoutMs: 1000 };
@@ -73,6 +73,25 @@ describe("knex's 'Transaction query already complete'", () => {
     });
     expect(mapped).toBeInstanceOf(ServiceUnavailableError);
     expect(mapped!.message).toBe('The database is unavailable, try again shortly');
+  });
+
+  it('is 503 when a statement of the request lost its connection before (a BEGIN whose error knex keeps to itself)', () => {
+    const mapped = watchingConnectionCuts(() => {
+      const conn = unansweringConnection(() => new Error('Connection terminated unexpectedly'));
+      conn.query({ text: 'BEGIN;' }, () => undefined);
+      return toAppError(ended());
+    });
+    expect(mapped).toBeInstanceOf(ServiceUnavailableError);
+    expect((mapped as ServiceUnavailableError).retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it('stays a programming error (500) when the earlier failure was not a fault (a unique violation)', () => {
+    const mapped = watchingConnectionCuts(() => {
+      const conn = unansweringConnection(() => Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }));
+      conn.query({ text: 'insert into x values (1)' }, () => undefined);
+      return toAppError(ended());
+    });
+    expect(mapped).toBeNull();
   });
 });
 

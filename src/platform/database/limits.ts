@@ -20,11 +20,15 @@ const READ_TIMEOUT = 'Query read timeout';
  * - `wrote`: the primary's pool committed a write of this unit of work, in a transaction (knex's COMMIT) or as a
  *   single statement outside one. Its caller's later reads must see it (read-your-writes, src/platform/database/replicas.ts),
  *   whichever route or resolver wrote: one place sees every commit.
+ * - `failure`: the last statement of the unit of work that failed. When it failed because the connection was lost
+ *   (the server stopped, the socket broke, even on a BEGIN, whose error knex keeps to itself), the transaction
+ *   ended with it, and knex refuses what follows with the same 'Transaction query already complete': a fault too.
  * - `userId`: the caller, once identified; a COMMIT of theirs tells every instance (writesChannel, below).
  * - `told`: every commit of the unit of work told every instance itself (none was a single statement).
  */
 interface UnitOfWork {
   cut: boolean;
+  failure: unknown;
   wrote: boolean;
   told: boolean;
   userId: string | null;
@@ -34,11 +38,14 @@ const unitsOfWork = new AsyncLocalStorage<UnitOfWork>();
 
 /** Runs `fn` as one unit of work, which connectionCutHere() and writesHere() report on. */
 export function watchingConnectionCuts<T>(fn: () => T): T {
-  return unitsOfWork.run({ cut: false, wrote: false, told: true, userId: null }, fn);
+  return unitsOfWork.run({ cut: false, failure: null, wrote: false, told: true, userId: null }, fn);
 }
 
 /** Whether a connection of the current unit of work was given up on a read timeout. */
 export const connectionCutHere = (): boolean => unitsOfWork.getStore()?.cut === true;
+
+/** The last failure of a statement of the current unit of work, if any. */
+export const lastFailureHere = (): unknown => unitsOfWork.getStore()?.failure ?? null;
 
 /** The writes the current unit of work committed on the primary: none (null), or whether each told every instance. */
 export function writesHere(): { told: boolean } | null {
@@ -113,6 +120,7 @@ function wrapQuery(conn: PgClient, atBegin: string | null, role: PoolRole): void
       const telling = commit && role.writesChannel !== null && unitOfWork?.userId != null && UUID.test(unitOfWork.userId);
       if (telling) args[0] = { ...config, text: `SELECT pg_notify('${role.writesChannel}', '${unitOfWork!.userId}'); ${text}` };
       args[args.length - 1] = (err: Error | null, result: unknown) => {
+        if (err && unitOfWork) unitOfWork.failure = err;
         if (err?.message === READ_TIMEOUT) {
           conn.connection.stream.destroy();
           if (unitOfWork) unitOfWork.cut = true;

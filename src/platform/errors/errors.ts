@@ -3,7 +3,7 @@
  * src/platform/errors/graphql.ts to GraphQL `extensions.code`, each in one place.
  */
 
-import { connectionCutHere } from '../database/limits';
+import { connectionCutHere, lastFailureHere } from '../database/limits';
 
 export interface FieldError {
   /** Path of the field as sent: `scopes.vat`, `managers.0.id`. */
@@ -145,7 +145,8 @@ const DOWN_MESSAGES = /Connection terminated|timeout expired|Query read timeout|
 /**
  * knex's refusal of a statement sent on a transaction it already ended. A fault only when the request gave the
  * transaction's connection up on a read timeout (a BEGIN the server never answered: the write then finds its
- * transaction gone, src/platform/database/limits.ts); otherwise a transaction used after its end, a bug: 500.
+ * transaction gone), or when an earlier statement of the request failed for a fault (the connection lost, even
+ * under a BEGIN: src/platform/database/limits.ts); otherwise a transaction used after its end, a bug: 500.
  */
 const TRANSACTION_ENDED = /^Transaction query already complete/;
 
@@ -162,6 +163,12 @@ const PGBOUNCER_FAULTS: Array<[RegExp, DatabaseFault]> = [
 
 export type DatabaseFault = 'busy' | 'down';
 
+/** Whether the request's last failed statement, before `ended`, was a database fault. */
+function endedByFault(ended: unknown): boolean {
+  const failure = lastFailureHere();
+  return failure !== null && failure !== ended && databaseFault(failure) !== null;
+}
+
 /** Whether an error means the database cannot serve now (answered 503, not 500), and why; null otherwise. */
 export function databaseFault(err: unknown): DatabaseFault | null {
   let e: unknown = err;
@@ -176,7 +183,7 @@ export function databaseFault(err: unknown): DatabaseFault | null {
     }
     if (typeof msg === 'string' && BUSY_MESSAGES.test(msg)) return 'busy';
     if (typeof msg === 'string' && DOWN_MESSAGES.test(msg)) return 'down';
-    if (typeof msg === 'string' && TRANSACTION_ENDED.test(msg) && connectionCutHere()) return 'down';
+    if (typeof msg === 'string' && TRANSACTION_ENDED.test(msg) && (connectionCutHere() || endedByFault(e))) return 'down';
     e = (e as { cause?: unknown }).cause ?? (e as { previous?: unknown }).previous;
   }
   return null;
