@@ -2,6 +2,7 @@ import { run as archive } from './archive.bench';
 import { run as auth } from './auth.bench';
 import { run as compression } from './compression.bench';
 import { run as dashboard } from './dashboard.bench';
+import { run as idempotency } from './idempotency.bench';
 import { run as leveling } from './leveling.bench';
 import { run as rateLimit } from './rate-limit.bench';
 import { run as replicas } from './replicas.bench';
@@ -17,6 +18,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   auth,
   compression,
   dashboard,
+  idempotency,
   leveling,
   'rate-limit': rateLimit,
   replicas,

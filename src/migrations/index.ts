@@ -8,6 +8,7 @@ import { Migration20261231000000_statistics_offer_version } from './Migration202
 import { Migration20270105000000_caller_changes } from './Migration20270105000000_caller_changes';
 import { Migration20270110000000_caller_truncate } from './Migration20270110000000_caller_truncate';
 import { Migration20270120000000_version_template } from './Migration20270120000000_version_template';
+import { Migration20270201000000_idempotency_keys } from './Migration20270201000000_idempotency_keys';
 
 /** Every migration, in order. `npm run db:migration:create` writes a new file; add it here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20270105000000_caller_changes', class: Migration20270105000000_caller_changes },
   { name: 'Migration20270110000000_caller_truncate', class: Migration20270110000000_caller_truncate },
   { name: 'Migration20270120000000_version_template', class: Migration20270120000000_version_template },
+  { name: 'Migration20270201000000_idempotency_keys', class: Migration20270201000000_idempotency_keys },
 ];

@@ -60,12 +60,13 @@ ui.initOAuth(${JSON.stringify({ clientId: config.auth.clientId, scopes: `${confi
  * The OpenAPI description of every REST operation under a configuration (the token endpoint of its identity
  * provider); openapi.json holds it under the defaults.
  */
-export function openApiDocument(config: Pick<Config, 'auth'>) {
+export function openApiDocument(config: Pick<Config, 'auth' | 'idempotencyKeyTtlSeconds'>) {
   const tokenEndpoint = config.auth.devProvider;
   return buildOpenApi(ALL_ROUTES, {
     tokenUrl: config.auth.tokenUrl ?? '/auth/token',
     scope: config.auth.scope,
     tokenEndpoint,
+    idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
     paths: tokenEndpoint ? { '/auth/token': tokenPath(config.auth.scope) } : {},
     schemas: { ...COMPANY_SCHEMAS, ...(tokenEndpoint ? TOKEN_COMPONENTS : {}) },
   });

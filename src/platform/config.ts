@@ -82,6 +82,8 @@ export interface Config {
   listener: ListenerConfig;
   metrics: MetricsConfig;
   subscriptions: SubscriptionsConfig;
+  /** IDEMPOTENCY_KEY_TTL_SECONDS: how long the answer of a write sent with an `Idempotency-Key` is kept for its retries. */
+  idempotencyKeyTtlSeconds: number;
 }
 
 /** Read replicas (README, "Scale out"). */
@@ -229,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatTimeoutMs: int(env, 'LISTENER_HEARTBEAT_TIMEOUT_MS', 2000, 10, 600000),
     },
     rateLimit: rateLimitConfig(env),
+    idempotencyKeyTtlSeconds: int(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86400, 1, 30 * 86400),
     metrics: metricsConfig(env, production),
     subscriptions: {
       coalesceMs: int(env, 'SUBSCRIPTIONS_COALESCE_MS', 250, 0, 60000),

@@ -1863,12 +1863,14 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Conflicts with the current state (archived project, record still in use) */
+        /** @description Conflicts with the current state (archived project, record still in use), or a request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                /** @description Only for a request with the same `Idempotency-Key` still running: seconds to wait */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -1899,6 +1901,18 @@ export interface components {
         };
         /** @description Body not JSON (`Content-Type: application/json`), or in a content coding other than gzip, deflate, br */
         UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The `Idempotency-Key` was sent before with another request (method, path or body): a new request needs a new key */
+        IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1971,6 +1985,8 @@ export interface components {
         RateLimit: string;
         /** @description Weak tag of the body: send it back in `If-None-Match` to get a 304 while it is unchanged */
         ETag: string;
+        /** @description Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing was written again */
+        "Idempotent-Replayed": "true";
         /** @description Where the database stood once this write committed (a PostgreSQL WAL position), when the service reads from replicas. The same caller's reads see the write on any instance without it; send it back as `X-Consistency-Token` to have reads of another caller, or of a client that cannot be identified with the writer, see it too */
         "X-Consistency-Token": string;
     };
@@ -2097,7 +2113,10 @@ export interface operations {
     uuidsToIds: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2114,6 +2133,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2134,9 +2154,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2391,7 +2413,10 @@ export interface operations {
     assignPartnerRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -2410,6 +2435,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2425,6 +2451,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2437,9 +2464,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2449,7 +2478,10 @@ export interface operations {
     removePartnerRoles: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -2463,6 +2495,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2471,7 +2504,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2539,7 +2574,10 @@ export interface operations {
     createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2556,6 +2594,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2568,9 +2607,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2629,7 +2670,10 @@ export interface operations {
     archiveProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -2644,6 +2688,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2656,7 +2701,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2822,7 +2869,10 @@ export interface operations {
     createProjectTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -2841,6 +2891,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2857,6 +2908,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2866,7 +2918,10 @@ export interface operations {
     updateProjectTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 tradeId: string;
                 projectId: string;
@@ -2886,6 +2941,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2902,6 +2958,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2911,7 +2968,10 @@ export interface operations {
     deleteProjectTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 tradeId: string;
                 projectId: string;
@@ -2926,6 +2986,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2936,6 +2997,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2945,7 +3007,10 @@ export interface operations {
     idsToUuids: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2962,6 +3027,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2982,9 +3048,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3431,7 +3499,10 @@ export interface operations {
     switchOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3448,6 +3519,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3460,9 +3532,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3635,7 +3709,10 @@ export interface operations {
     addTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 projectId: string;
             };
@@ -3654,6 +3731,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3670,6 +3748,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3729,7 +3808,10 @@ export interface operations {
     deleteTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 templateId: string;
                 projectId: string;
@@ -3744,6 +3826,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3754,6 +3837,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3763,7 +3847,10 @@ export interface operations {
     inviteContractors: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 templateId: string;
                 projectId: string;
@@ -3783,6 +3870,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3798,6 +3886,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3814,6 +3903,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

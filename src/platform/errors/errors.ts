@@ -13,7 +13,7 @@ export interface FieldError {
 
 export type ErrorCode =
   | 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_SERVER_ERROR';
+  | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_SERVER_ERROR' | 'IDEMPOTENCY_KEY_REUSED';
 
 export abstract class AppError extends Error {
   abstract readonly status: number;
@@ -99,6 +99,18 @@ export abstract class RetryLaterError extends AppError {
   constructor(message: string, readonly retryAfterSeconds: number, options?: ErrorOptions) {
     super(message, options);
   }
+}
+
+/** A retry under an `Idempotency-Key` while the request it repeats is still running (on any instance). */
+export class IdempotencyKeyInUseError extends RetryLaterError {
+  readonly status = 409;
+  readonly code = 'CONFLICT' as const;
+}
+
+/** An `Idempotency-Key` sent again with another request (method, path or body): the key names one request. */
+export class IdempotencyKeyReusedError extends AppError {
+  readonly status = 422;
+  readonly code = 'IDEMPOTENCY_KEY_REUSED' as const;
 }
 
 /** A quota as advertised in the `RateLimit-Policy` header: at most `points` every `windowSeconds`. */

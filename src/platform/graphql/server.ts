@@ -5,11 +5,12 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
-import { GraphQLError, Kind, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { GraphQLError, Kind, getOperationAST, parse, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
 import { MethodNotAllowedError } from '../errors/errors';
 import { identifyCaller, verifiedToken, verifyRequest } from '../http/auth.middleware';
 import { jsonBody } from '../http/body.middleware';
+import { idempotency } from '../http/idempotency';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../auth/token-verifier';
@@ -159,6 +160,30 @@ export function graphqlProtection(config: Config) {
   return armor.protect();
 }
 
+/** Whether a POST /graphql body holds a mutation to run (unparsable: Apollo answers it, no key applies). */
+function isMutation(ctx: AppContext): boolean {
+  const body = ctx.request.body as { query?: unknown; operationName?: unknown } | undefined;
+  if (typeof body?.query !== 'string') return false;
+  try {
+    const operation = getOperationAST(parse(body.query, { maxTokens: GRAPHQL_LIMITS.maxTokens }), typeof body.operationName === 'string' ? body.operationName : undefined);
+    return operation?.operation === 'mutation';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A keyed mutation is kept only when it answered without errors: with an error, every write of the request is
+ * rolled back, and the answer says so (`data: null`, the errors as they were).
+ */
+function mutationSucceeded(ctx: AppContext): boolean {
+  if (ctx.status !== 200 || typeof ctx.body !== 'string') return false;
+  const answer = JSON.parse(ctx.body) as { data?: unknown; errors?: unknown[] };
+  if (!answer.errors?.length) return true;
+  ctx.body = JSON.stringify({ ...answer, data: null });
+  return false;
+}
+
 /** What the modules give the GraphQL server (src/modules/schema.ts, src/modules/context.ts). */
 export interface GraphQLModules {
   schema: GraphQLSchema;
@@ -236,7 +261,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
     return next();
   });
   const slots = operationSlots(config.graphql.maxConcurrentOperations, config.graphql.queueTimeoutMs);
-  router.post('/graphql', verify, jsonBody(), slots, identify, apollo);
+  const keyed = idempotency({ ttlSeconds: config.idempotencyKeyTtlSeconds, applies: isMutation, succeeded: mutationSucceeded });
+  router.post('/graphql', verify, jsonBody(), slots, identify, keyed, apollo);
   router.get('/graphql', idePage, verify, slots, identify, apollo);
   if (ide) router.get(`${IDE_ASSETS_PATH}/:build/:file`, ide.asset);
   return { router, stop: () => server.stop() };

@@ -37,6 +37,10 @@ const HEADERS: Record<string, JsonSchema> = {
     required: true,
     schema: { type: 'string', examples: ['W/"430-WguWFkWpIDjQrai2kLEtSoT8K7I"'] },
   },
+  'Idempotent-Replayed': {
+    description: 'Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`: nothing was written again',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'X-Consistency-Token': {
     description: 'Where the database stood once this write committed (a PostgreSQL WAL position), when the service reads '
       + 'from replicas. The same caller\'s reads see the write on any instance without it; send it back as `X-Consistency-Token` '
@@ -54,6 +58,20 @@ const CONSISTENCY_PARAMETER = {
     + 'wherever it runs (a replica that has not applied it yet is not used). Malformed: 400',
   schema: CONSISTENCY_TOKEN,
 };
+/** The request header that makes a write safe to retry (src/platform/http/idempotency.ts); its answers' lifetime comes from the configuration. */
+function idempotencyParameter(ttlSeconds: number) {
+  const kept = ttlSeconds % 3600 === 0 ? `${ttlSeconds / 3600} hours` : `${ttlSeconds} seconds`;
+  return {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: 'Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer '
+      + `is kept for ${kept} with the write itself; the same request sent again with the key gets that answer (\`Idempotent-Replayed: true\`) `
+      + 'and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. '
+      + 'A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$', examples: ['5f0c2a4e-1b7d-4c36-9a51-0c8f6e3d2b17'] },
+  };
+}
 const COMMON_HEADERS = { 'X-Request-Id': headerRef('X-Request-Id'), 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
 const RETRY_HEADERS = { ...COMMON_HEADERS, 'Retry-After': headerRef('Retry-After') };
 
@@ -79,11 +97,16 @@ const ERRORS: Record<number, { name: string; description: string; headers?: Reco
   401: { name: 'Unauthorized', description: 'Missing, invalid or expired bearer token, or one without the service scope' },
   403: { name: 'Forbidden', description: 'Not allowed: token altered or used from another address, no Administrator rights, API not activated' },
   404: { name: 'NotFound', description: 'Unknown id, or an id the caller may not see' },
-  409: { name: 'Conflict', description: 'Conflicts with the current state (archived project, record still in use)' },
+  409: {
+    name: 'Conflict',
+    description: 'Conflicts with the current state (archived project, record still in use), or a request with the same `Idempotency-Key` is still running: retry after `Retry-After` seconds',
+    headers: { ...COMMON_HEADERS, 'Retry-After': { description: 'Only for a request with the same `Idempotency-Key` still running: seconds to wait', schema: { type: 'integer', minimum: 1, examples: [1] } } },
+  },
   413: { name: 'PayloadTooLarge', description: 'Body larger than 1 MiB' },
   414: { name: 'UriTooLong', description: 'Request target too long (refused by the HTTP server before any operation runs)', headers: { 'X-Request-Id': headerRef('X-Request-Id') } },
   415: { name: 'UnsupportedMediaType', description: 'Body not JSON (`Content-Type: application/json`), or in a content coding other than gzip, deflate, br' },
   431: { name: 'HeadersTooLarge', description: 'Request headers too large (refused by the HTTP server before any operation runs)', headers: { 'X-Request-Id': headerRef('X-Request-Id') } },
+  422: { name: 'IdempotencyKeyReused', description: 'The `Idempotency-Key` was sent before with another request (method, path or body): a new request needs a new key' },
   429: { name: 'TooManyRequests', description: 'Too many requests from this caller: wait `Retry-After` seconds', headers: RETRY_HEADERS },
   500: { name: 'InternalError', description: 'A fault of the service; `request_id` names it in the log' },
   503: { name: 'ServiceUnavailable', description: 'Database unavailable or saturated: try again after `Retry-After` seconds', headers: RETRY_HEADERS },
@@ -181,13 +204,14 @@ export function documentedPath(r: RouteDef): { key: string; servers?: unknown[] 
 }
 
 function successResponse(r: RouteDef, status: number, description: string): JsonSchema {
-  if (status === 204) return { description, headers: COMMON_HEADERS };
-  const headers = r.method === 'get' ? { ...COMMON_HEADERS, ETag: headerRef('ETag') } : { ...COMMON_HEADERS, 'X-Consistency-Token': headerRef('X-Consistency-Token') };
+  if (status === 204) return { description, headers: { ...COMMON_HEADERS, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } };
+  const headers = r.method === 'get' ? { ...COMMON_HEADERS, ETag: headerRef('ETag') }
+    : { ...COMMON_HEADERS, 'X-Consistency-Token': headerRef('X-Consistency-Token'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') };
   const others = Object.entries(r.success.otherMediaTypes ?? {}).map(([type, schema]) => [type, { schema }]);
   return { description, headers, content: { 'application/json': { schema: r.success.schema }, ...Object.fromEntries(others) } };
 }
 
-function operationOf(r: RouteDef, inputs: Record<string, JsonSchema>): JsonSchema {
+function operationOf(r: RouteDef, inputs: Record<string, JsonSchema>, idempotencyKeyTtlSeconds: number): JsonSchema {
   const parameters: unknown[] = [];
   if (r.params) {
     const s = liftRequired(targetConstructorToSchema(r.params, schemaOptions) as Record<string, unknown>) as { properties?: Record<string, unknown> };
@@ -199,13 +223,13 @@ function operationOf(r: RouteDef, inputs: Record<string, JsonSchema>): JsonSchem
       parameters.push({ name, in: 'query', required: (s.required ?? []).includes(name), ...(description ? { description } : {}), schema });
     }
   }
-  if (r.method === 'get') parameters.push(CONSISTENCY_PARAMETER);
+  parameters.push(r.method === 'get' ? CONSISTENCY_PARAMETER : idempotencyParameter(idempotencyKeyTtlSeconds));
   const responses: Record<string, unknown> = { [r.success.status]: successResponse(r, r.success.status, r.success.description) };
   if (r.success.also) responses[r.success.also.status] = successResponse(r, r.success.also.status, r.success.also.description);
   if (r.method === 'get') {
     responses[304] = { description: 'Not modified: the `If-None-Match` tag is still current', headers: { 'X-Request-Id': headerRef('X-Request-Id'), ETag: headerRef('ETag') } };
   }
-  const statuses = [400, 401, 403, 404, ...(r.errors ?? []), ...(r.body ? [413, 415] : []), 414, 429, 431, 500, 503];
+  const statuses = [400, 401, 403, 404, ...(r.errors ?? []), ...(r.body ? [413, 415] : []), ...(r.method === 'get' ? [] : [409, 422]), 414, 429, 431, 500, 503];
   for (const status of [...new Set(statuses)].sort((a, b) => a - b)) {
     const own = r.errorBodies?.[status];
     responses[status] = own ? { description: own.description, headers: COMMON_HEADERS, content: { 'application/json': { schema: own.schema } } } : responseRef(ERRORS[status].name);
@@ -258,6 +282,8 @@ export interface OpenApiOptions {
   tokenEndpoint: boolean;
   /** Operations that are not route definitions (the token endpoint), by path. */
   paths?: Record<string, Record<string, unknown>>;
+  /** How long the answers of keyed writes are kept (IDEMPOTENCY_KEY_TTL_SECONDS). */
+  idempotencyKeyTtlSeconds: number;
   /** Components the operations refer to besides inputs and outputs (error bodies of their own, the token's). */
   schemas?: Record<string, JsonSchema>;
 }
@@ -270,7 +296,7 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions): JsonS
     const { key, servers } = documentedPath(r);
     if (paths[key]?.[r.method]) throw new Error(`Two operations at ${r.method} ${key}`);
     paths[key] ??= servers ? { servers } : {};
-    paths[key][r.method] = operationOf(r, inputs);
+    paths[key][r.method] = operationOf(r, inputs, options.idempotencyKeyTtlSeconds);
   }
   Object.assign(paths, options.paths);
   const schemas: Record<string, JsonSchema> = { ErrorBody: ERROR_BODY, ...options.schemas };
