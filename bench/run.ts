@@ -1,5 +1,6 @@
 import { run as archive } from './archive.bench';
 import { run as auth } from './auth.bench';
+import { run as bulk } from './bulk.bench';
 import { run as compression } from './compression.bench';
 import { run as dashboard } from './dashboard.bench';
 import { run as idempotency } from './idempotency.bench';
@@ -16,6 +17,7 @@ import { run as subscriptions } from './subscriptions.bench';
 const BENCHES: Record<string, () => Promise<void>> = {
   archive,
   auth,
+  bulk,
   compression,
   dashboard,
   idempotency,

@@ -9,6 +9,7 @@ import { Migration20270105000000_caller_changes } from './Migration2027010500000
 import { Migration20270110000000_caller_truncate } from './Migration20270110000000_caller_truncate';
 import { Migration20270120000000_version_template } from './Migration20270120000000_version_template';
 import { Migration20270201000000_idempotency_keys } from './Migration20270201000000_idempotency_keys';
+import { Migration20270205000000_derived_data } from './Migration20270205000000_derived_data';
 
 /** Every migration, in order. `npm run db:migration:create` writes a new file; add it here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20270110000000_caller_truncate', class: Migration20270110000000_caller_truncate },
   { name: 'Migration20270120000000_version_template', class: Migration20270120000000_version_template },
   { name: 'Migration20270201000000_idempotency_keys', class: Migration20270201000000_idempotency_keys },
+  { name: 'Migration20270205000000_derived_data', class: Migration20270205000000_derived_data },
 ];

@@ -1,4 +1,4 @@
-import { DecimalType, Entity, Enum, Index, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
+import { Check, DecimalType, Entity, Enum, Index, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from '../../platform/database/base.entity';
 import { Document } from './document.entity';
 
@@ -12,6 +12,8 @@ export enum VersionStatus {
 /** A contractor's priced answer to a template, numbered from 1 within its document. */
 @Entity({ tableName: 'document_version' })
 @Unique({ properties: ['document', 'version'] })
+// Derived, and required: a writer that bypasses the trigger is refused (Migration20270205000000_derived_data).
+@Check({ name: 'document_version_template_id_check', expression: 'template_id is not null' })
 @Index({
   name: 'document_version_template_id_index',
   expression: 'create index "document_version_template_id_index" on "document_version" ("template_id", "document_id", "version") include ("status", "sub_total", "discount")',
@@ -44,8 +46,8 @@ export class DocumentVersion extends BaseEntity<'discount' | 'isMandate' | 'hasD
 
   /**
    * Its document's template, set by triggers whoever writes the row (Migration20270120000000_version_template):
-   * a page of projects reads its versions template by template from the index above. Never written here; not
-   * loaded with the entity.
+   * a page of projects reads its versions template by template from the index above. Never written here (the
+   * column accepts none: the trigger sets it before the check above); not loaded with the entity.
    */
   @Property({ type: 'uuid', nullable: true, lazy: true })
   templateId?: string | null;
