@@ -43,7 +43,7 @@ const lotsSql = (asked: Asked) => `
 
 /**
  * The documents of the same lots, each lot's in the leveling's order: offers from the lowest (ties by
- * contractor name, then invitation), then the documents without one. The state and offer are the rows the
+ * contractor name, then invitation), then the documents without one, by invitation (docs/leveling.md). The state and offer are the rows the
  * statistics triggers keep (Migration20261220000000_statistics and Migration20261231000000_statistics_offer_version).
  */
 const documentsSql = ({ projectIds, templateIds, organizationIds }: Asked) => `
@@ -57,7 +57,8 @@ const documentsSql = ({ projectIds, templateIds, organizationIds }: Asked) => `
     select t.id from template t join project p on p.id = t.project_id
     where (t.project_id = any(${uuidArraySql(projectIds)}) or t.id = any(${uuidArraySql(templateIds)}))
       and ${ownedBy('p.organization_id', organizationIds)})
-  order by ds.template_id, ds.offer_sub_total - ds.offer_discount nulls last, c.name, d.created_at, ds.document_id`;
+  order by ds.template_id, ds.offer_sub_total - ds.offer_discount nulls last,
+    case when ds.offer_sub_total is not null then c.name end, d.created_at, ds.document_id`;
 
 /** pg answers numeric and bigint as strings. */
 type Num = string | null;

@@ -121,6 +121,21 @@ describe('GET /api/svc/v1/projects/{projectId}/templates/{templateId}/leveling',
     expect(entry(lot, 'echo')).toMatchObject({ intention: 'MAYBE', offer: null, deviation_from_budget: null, deviation_from_median: null, lowest: false, retained: false, abnormally_low: false });
   });
 
+  it('lists the documents without an offer by invitation, not by name (docs/leveling.md, "Order")', async () => {
+    const invitedProject = await createProject(t, architect, 'Leveling: invitation order');
+    const lots = await fillProject(t, invitedProject, [{
+      key: 'lot', trade: '01', budget: 1000,
+      documents: [
+        { key: 'zulu', contractor: 'Zulu' },
+        { key: 'xray', contractor: 'Xray', versions: [{ status: ANSWERED, subTotal: 900 }] },
+        { key: 'yankee', contractor: 'Yankee', intention: NO, versions: [{ status: DECLINED, subTotal: 0 }] },
+        { key: 'whiskey', contractor: 'Whiskey' },
+      ],
+    }]);
+    const res = await get(`/projects/${invitedProject}/templates/${lots.lot}/leveling`);
+    expect(res.body.leveling.documents.map((d: Json) => d.contractor_name)).toEqual(['Xray', 'Zulu', 'Yankee', 'Whiskey']);
+  });
+
   it('takes the offer from the latest ANSWERED version: number, sent_at, sub_total, discount, amount', async () => {
     const lot = (await get(`/projects/${projectId}/templates/${ids.A}/leveling`)).body.leveling;
     // Alpha's second version; Charlie's first (its second is IN_REVISION).
