@@ -64,7 +64,7 @@ export async function tour(baseUrl: string, accessToken: string, ids: TourIds, f
   read.created = { name: created.name, tradeListId: created.trade_list_id, archived: archived.archived, archivedAt: archived.archived_at };
 
   // #5 statistics (alias path: one operation, servers /api and /)
-  const statistics = ok(await api.GET('/svc/v1/projects/{projectId}/statistics', { params: project })).project.statistics;
+  const statistics = ok(await api.GET('/api/svc/v1/projects/{projectId}/statistics', { params: project })).project.statistics;
   read.statistics = { answered: statistics.answered, deviation: statistics.budgets.project_deviation.percent };
   // Bid leveling (issue 13, an extension beside the interface)
   // Its 200 may also be the .xlsx or CSV tabulation (a string): JSON is what this call asks for.
@@ -82,38 +82,38 @@ export async function tour(baseUrl: string, accessToken: string, ids: TourIds, f
   read.trades = { count: trades.length, first: trades[0].short_name, comment: updated.comment };
 
   // #10-#16 templates
-  const templates = ok(await api.GET('/svc/v1/projects/{projectId}/templates', { params: { ...project, query: { limit: 1 } } }));
+  const templates = ok(await api.GET('/api/svc/v1/projects/{projectId}/templates', { params: { ...project, query: { limit: 1 } } }));
   const record: Template = templates.templates[0];
   read.templates = { trade: record.trade.name, answers: record.stats.contractors_answers, budget: record.budgets.value, total: templates.total_count ?? null };
-  const added = ok(await api.POST('/svc/v1/projects/{projectId}/templates', { params: project, body: { trade_id: trade.id, budget: 1000 } })).template;
-  const withDocuments = ok(await api.GET('/svc/v1/projects/{projectId}/templates/documents', { params: project })).templates;
+  const added = ok(await api.POST('/api/svc/v1/projects/{projectId}/templates', { params: project, body: { trade_id: trade.id, budget: 1000 } })).template;
+  const withDocuments = ok(await api.GET('/api/svc/v1/projects/{projectId}/templates/documents', { params: project })).templates;
   read.withDocuments = withDocuments.map((t) => ({ name: t.name, documents: t.documents.length, contractor: t.documents[0]?.contractor.name ?? null }));
-  const detail = ok(await api.GET('/svc/v1/projects/{projectId}/templates/{templateId}', { params: template })).template;
+  const detail = ok(await api.GET('/api/svc/v1/projects/{projectId}/templates/{templateId}', { params: template })).template;
   const version = detail.documents[0].versions[0];
   read.detail = { name: detail.name, state: detail.documents[0].state, mandate: version.is_mandate, offer: version.sub_total - version.discount };
   const lot = ok(await api.GET('/api/svc/v1/projects/{projectId}/templates/{templateId}/leveling', { params: template })).leveling;
   read.lot = { name: lot.name, offers: lot.summary.offers, median: lot.summary.median };
-  const invited = ok(await api.POST('/svc/v1/projects/{projectId}/templates/{templateId}/contractors', {
+  const invited = ok(await api.POST('/api/svc/v1/projects/{projectId}/templates/{templateId}/contractors', {
     params: { path: { projectId: ids.projectId, templateId: added.id } }, body: { contractors: [{ name: 'Serrurerie Blanc', email: 'contact@serrurerie-blanc.fr' }] },
   })).documents;
   read.invited = invited.map((d) => ({ email: d.contractor.email, state: d.state, intention: d.intention }));
   const document = { path: { ...template.path, documentId: ids.documentId } };
-  const versions = ok(await api.GET('/svc/v1/projects/{projectId}/templates/{templateId}/documents/{documentId}/download', { params: document })).versions;
-  const files = ok(await api.GET('/svc/v1/projects/{projectId}/templates/{templateId}/documents/{documentId}/download/{version}', {
+  const versions = ok(await api.GET('/api/svc/v1/projects/{projectId}/templates/{templateId}/documents/{documentId}/download', { params: document })).versions;
+  const files = ok(await api.GET('/api/svc/v1/projects/{projectId}/templates/{templateId}/documents/{documentId}/download/{version}', {
     params: { path: { ...document.path, version: String(versions[0].version) } },
   })).files;
   read.downloads = { versions: versions.map((v) => v.files.length), file: files[0].name, expires: files[0].expires_at };
-  const deletedTemplate = noContent(await api.DELETE('/svc/v1/projects/{projectId}/templates/{templateId}', { params: { path: { projectId: ids.projectId, templateId: added.id } } }));
+  const deletedTemplate = noContent(await api.DELETE('/api/svc/v1/projects/{projectId}/templates/{templateId}', { params: { path: { projectId: ids.projectId, templateId: added.id } } }));
   const deletedTrade = noContent(await api.DELETE('/api/svc/v1/projects/{projectId}/trades/{tradeId}', { params: { path: { projectId: ids.projectId, tradeId: trade.id } } }));
   read.deleted = [deletedTemplate, deletedTrade];
 
   // #17-#21 organizations
-  const organizations: Organization[] = ok(await api.GET('/svc/v1/organizations')).organizations;
+  const organizations: Organization[] = ok(await api.GET('/api/svc/v1/organizations')).organizations;
   read.organizations = organizations.map((o) => ({ name: o.name, siret: o.information.fiscal_number, city: o.addresses[0]?.city ?? null, users: o.users.length }));
-  const user = ok(await api.GET('/svc/v1/organizations/users/{userId}', { params: { path: { userId: ids.userId } } })).user;
-  const switched = ok(await api.POST('/svc/v1/organizations/switch', { body: { organization_id: ids.organizationId } })).organization;
-  const organization = ok(await api.GET('/svc/v1/organizations/{organizationId}', { params: { path: { organizationId: ids.organizationId } } })).organization;
-  const headquarter = ok(await api.GET('/svc/v1/organizations/headquarters/{organizationId}', { params: { path: { organizationId: ids.organizationId } } })).headquarter;
+  const user = ok(await api.GET('/api/svc/v1/organizations/users/{userId}', { params: { path: { userId: ids.userId } } })).user;
+  const switched = ok(await api.POST('/api/svc/v1/organizations/switch', { body: { organization_id: ids.organizationId } })).organization;
+  const organization = ok(await api.GET('/api/svc/v1/organizations/{organizationId}', { params: { path: { organizationId: ids.organizationId } } })).organization;
+  const headquarter = ok(await api.GET('/api/svc/v1/organizations/headquarters/{organizationId}', { params: { path: { organizationId: ids.organizationId } } })).headquarter;
   read.organization = { user: user.organization_ids.length, switched: switched.id, name: organization.name, headquarter: headquarter.organizations.map((o) => o.name) };
 
   // #22-#24 directory and trade lists

@@ -43,9 +43,10 @@ class ResponseChecker {
     this.ajv.addSchema({ $id: 'openapi', $defs: rebase(doc.components.schemas) as Json });
     for (const [key, item] of Object.entries<Json>(doc.paths)) {
       const servers: Json[] = item.servers ?? doc.servers ?? [{ url: '/' }];
-      for (const server of servers) {
-        const prefix = server.url.replace(/\/$/, '');
-        const source = (prefix + key).split(/(\{\w+\})/).map((part) => (/^\{\w+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+      // An alias named on the path item is the same operations at another path.
+      const served = [...servers.map((server) => server.url.replace(/\/$/, '') + key), ...(item['x-also-served-at'] ? [item['x-also-served-at'] as string] : [])];
+      for (const full of served) {
+        const source = full.split(/(\{\w+\})/).map((part) => (/^\{\w+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
         for (const method of METHODS.filter((m) => item[m])) {
           this.routes.push({ method, pattern: new RegExp(`^${source}$`), params: (key.match(/\{/g) ?? []).length, operation: item[method] });
         }

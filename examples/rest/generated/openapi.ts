@@ -144,6 +144,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/svc/v1/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Architect organizations where the caller is Administrator.
+         * @description Operation #17 of the interface document.
+         */
+        get: operations["listOrganizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/organizations/{organizationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One organization where the caller is Administrator.
+         * @description Operation #20 of the interface document.
+         */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/organizations/headquarters/{organizationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The headquarter an organization of the caller belongs to.
+         * @description Operation #21 of the interface document.
+         */
+        get: operations["getOrganizationHeadquarter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/organizations/switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sets the caller's current organization.
+         * @description Operation #19 of the interface document.
+         */
+        post: operations["switchOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/organizations/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user of one of the caller's organizations.
+         * @description Operation #18 of the interface document.
+         */
+        get: operations["getOrganizationUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/svc/v1/pf/{userId}/roles": {
         parameters: {
             query?: never;
@@ -256,6 +356,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/svc/v1/projects/{projectId}/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Answers, contractor counts, consultation-file downloads and budgets of a project (archived ones included).
+         * @description Operation #5 of the interface document.
+         */
+        get: operations["getProjectStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/projects/{projectId}/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Templates and slices of the project, oldest first, with their statistics. Paged when `limit` is sent.
+         * @description Operation #10 of the interface document.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Adds the trade's template, or a slice of it when the trade already has one (named `slice_name`, else "Tranche N").
+         * @description Operation #11 of the interface document.
+         */
+        post: operations["addTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/projects/{projectId}/templates/{templateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A template or slice with its contractors' documents and their versions. `name` is the trade's name, followed by " - <slice>" for a slice.
+         * @description Operation #13 of the interface document.
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a slice, or a template with its slices; refused (409) when any of them holds an ANSWERED version.
+         * @description Operation #14 of the interface document.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/projects/{projectId}/templates/{templateId}/contractors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invites contractors (reused by email from the organization's directory): one document each; each new document consumes 1 credit. 201 when a document was created, else 200.
+         * @description Operation #15 of the interface document.
+         */
+        post: operations["inviteContractors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/projects/{projectId}/templates/{templateId}/documents/{documentId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The document's versions and their files.
+         * @description Operation #16 of the interface document. Without a version in the path.
+         */
+        get: operations["listDocumentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/projects/{projectId}/templates/{templateId}/documents/{documentId}/download/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed URL per file of a version of the document, valid 15 minutes, served by the service at /files/{fileId}.
+         * @description Operation #16 of the interface document. With a version in the path; an unknown version is a 404.
+         */
+        get: operations["downloadDocumentVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/svc/v1/projects/{projectId}/templates/{templateId}/leveling": {
         parameters: {
             query?: never;
@@ -268,6 +496,26 @@ export interface paths {
          * @description An extension beside the interface document (issue 13, docs/leveling.md): the same authorization, errors and rate limits as its operations.
          */
         get: operations["getTemplateLeveling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/projects/{projectId}/templates/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Templates and slices of the project with their contractors' documents, oldest first. Paged (by template) when `limit` is sent.
+         * @description Operation #12 of the interface document.
+         */
+        get: operations["listTemplateDocuments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -418,254 +666,6 @@ export interface paths {
          * @description The token endpoint of the built-in development identity provider (decisions.md section 3), served when it is on (AUTH_DEV_PROVIDER); in production tokens come from the configured identity provider. OAuth 2 bodies (RFC 6749), not the REST error body.
          */
         post: operations["requestToken"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/organizations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Architect organizations where the caller is Administrator.
-         * @description Operation #17 of the interface document.
-         */
-        get: operations["listOrganizations"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/organizations/{organizationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One organization where the caller is Administrator.
-         * @description Operation #20 of the interface document.
-         */
-        get: operations["getOrganization"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/organizations/headquarters/{organizationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The headquarter an organization of the caller belongs to.
-         * @description Operation #21 of the interface document.
-         */
-        get: operations["getOrganizationHeadquarter"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/organizations/switch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sets the caller's current organization.
-         * @description Operation #19 of the interface document.
-         */
-        post: operations["switchOrganization"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/organizations/users/{userId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A user of one of the caller's organizations.
-         * @description Operation #18 of the interface document.
-         */
-        get: operations["getOrganizationUser"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/projects/{projectId}/statistics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Answers, contractor counts, consultation-file downloads and budgets of a project (archived ones included).
-         * @description Operation #5 of the interface document.
-         */
-        get: operations["getProjectStatistics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/projects/{projectId}/templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Templates and slices of the project, oldest first, with their statistics. Paged when `limit` is sent.
-         * @description Operation #10 of the interface document.
-         */
-        get: operations["listTemplates"];
-        put?: never;
-        /**
-         * Adds the trade's template, or a slice of it when the trade already has one (named `slice_name`, else "Tranche N").
-         * @description Operation #11 of the interface document.
-         */
-        post: operations["addTemplate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/projects/{projectId}/templates/{templateId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A template or slice with its contractors' documents and their versions. `name` is the trade's name, followed by " - <slice>" for a slice.
-         * @description Operation #13 of the interface document.
-         */
-        get: operations["getTemplate"];
-        put?: never;
-        post?: never;
-        /**
-         * Deletes a slice, or a template with its slices; refused (409) when any of them holds an ANSWERED version.
-         * @description Operation #14 of the interface document.
-         */
-        delete: operations["deleteTemplate"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/projects/{projectId}/templates/{templateId}/contractors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Invites contractors (reused by email from the organization's directory): one document each; each new document consumes 1 credit. 201 when a document was created, else 200.
-         * @description Operation #15 of the interface document.
-         */
-        post: operations["inviteContractors"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/projects/{projectId}/templates/{templateId}/documents/{documentId}/download": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The document's versions and their files.
-         * @description Operation #16 of the interface document. Without a version in the path.
-         */
-        get: operations["listDocumentVersions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/projects/{projectId}/templates/{templateId}/documents/{documentId}/download/{version}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A signed URL per file of a version of the document, valid 15 minutes, served by the service at /files/{fileId}.
-         * @description Operation #16 of the interface document. With a version in the path; an unknown version is a 404.
-         */
-        get: operations["downloadDocumentVersion"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/v1/projects/{projectId}/templates/documents": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Templates and slices of the project with their contractors' documents, oldest first. Paged (by template) when `limit` is sent.
-         * @description Operation #12 of the interface document.
-         */
-        get: operations["listTemplateDocuments"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2361,6 +2361,247 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listOrganizations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ organizations }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizations: components["schemas"]["Organization"][];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ organization }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization: components["schemas"]["Organization"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrganizationHeadquarter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ headquarter }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        headquarter: components["schemas"]["Headquarter"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    switchOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SwitchOrganizationInput"];
+            };
+        };
+        responses: {
+            /** @description `{ organization }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization: components["schemas"]["Organization"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrganizationUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ user }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["OrganizationUser"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listPartnerRoles: {
         parameters: {
             query?: never;
@@ -2765,6 +3006,427 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getProjectStatistics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ project: { id, statistics } }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        project: {
+                            /**
+                             * Format: uuid
+                             * @example de000000-0000-4000-8000-000600000001
+                             */
+                            id: string;
+                            statistics: components["schemas"]["ProjectStatistics"];
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description Page size; the answer is paged (`next_cursor`, `total_count`) when it is sent */
+                limit?: number;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ templates }`, plus `next_cursor` and `total_count` when paged */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        templates: components["schemas"]["Template"][];
+                        /** @description Only when `limit` is sent: the `cursor` of the next page, null on the last one */
+                        next_cursor?: string | null;
+                        /** @description Only when `limit` is sent: the number of records of the whole list */
+                        total_count?: number;
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description `{ template }`: the template record */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        template: components["schemas"]["Template"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                templateId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ template: { id, name, documents } }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        template: components["schemas"]["TemplateDetail"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                templateId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    inviteContractors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                templateId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteContractorsInput"];
+            };
+        };
+        responses: {
+            /** @description `{ documents }`: every contractor was already invited; nothing was created or consumed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        documents: components["schemas"]["Document"][];
+                    };
+                };
+            };
+            /** @description `{ documents }` of the invited contractors; at least one document was created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        documents: components["schemas"]["Document"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDocumentVersions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                documentId: string;
+                projectId: string;
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ versions: [{ version, status, sent_at, files: [{ name, size }] }] }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        versions: components["schemas"]["VersionFiles"][];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadDocumentVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                version: string;
+                projectId: string;
+                templateId: string;
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ files: [{ name, url, expires_at }] }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        files: components["schemas"]["FileDownload"][];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getTemplateLeveling: {
         parameters: {
             query?: {
@@ -2794,6 +3456,64 @@ export interface operations {
                 content: {
                     "application/json": {
                         leveling: components["schemas"]["TemplateLeveling"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTemplateDocuments: {
+        parameters: {
+            query?: {
+                /** @description Page size; the answer is paged (`next_cursor`, `total_count`) when it is sent */
+                limit?: number;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ templates: [{ id, name, is_slice, slice, trade, documents }] }`, plus `next_cursor` and `total_count` when paged */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        templates: components["schemas"]["TemplateDocuments"][];
+                        /** @description Only when `limit` is sent: the `cursor` of the next page, null on the last one */
+                        next_cursor?: string | null;
+                        /** @description Only when `limit` is sent: the number of records of the whole list */
+                        total_count?: number;
                     };
                 };
             };
@@ -3349,726 +4069,6 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-        };
-    };
-    listOrganizations: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ organizations }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        organizations: components["schemas"]["Organization"][];
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getOrganization: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ organization }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        organization: components["schemas"]["Organization"];
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getOrganizationHeadquarter: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ headquarter }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        headquarter: components["schemas"]["Headquarter"];
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    switchOrganization: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SwitchOrganizationInput"];
-            };
-        };
-        responses: {
-            /** @description `{ organization }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        organization: components["schemas"]["Organization"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getOrganizationUser: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ user }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        user: components["schemas"]["OrganizationUser"];
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getProjectStatistics: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                projectId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ project: { id, statistics } }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        project: {
-                            /**
-                             * Format: uuid
-                             * @example de000000-0000-4000-8000-000600000001
-                             */
-                            id: string;
-                            statistics: components["schemas"]["ProjectStatistics"];
-                        };
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    listTemplates: {
-        parameters: {
-            query?: {
-                /** @description Page size; the answer is paged (`next_cursor`, `total_count`) when it is sent */
-                limit?: number;
-                /** @description `next_cursor` of the previous page */
-                cursor?: string;
-            };
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                projectId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ templates }`, plus `next_cursor` and `total_count` when paged */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        templates: components["schemas"]["Template"][];
-                        /** @description Only when `limit` is sent: the `cursor` of the next page, null on the last one */
-                        next_cursor?: string | null;
-                        /** @description Only when `limit` is sent: the number of records of the whole list */
-                        total_count?: number;
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    addTemplate: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                projectId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddTemplateInput"];
-            };
-        };
-        responses: {
-            /** @description `{ template }`: the template record */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        template: components["schemas"]["Template"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getTemplate: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                templateId: string;
-                projectId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ template: { id, name, documents } }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        template: components["schemas"]["TemplateDetail"];
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    deleteTemplate: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                templateId: string;
-                projectId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            414: components["responses"]["UriTooLong"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    inviteContractors: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                templateId: string;
-                projectId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["InviteContractorsInput"];
-            };
-        };
-        responses: {
-            /** @description `{ documents }`: every contractor was already invited; nothing was created or consumed */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        documents: components["schemas"]["Document"][];
-                    };
-                };
-            };
-            /** @description `{ documents }` of the invited contractors; at least one document was created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        documents: components["schemas"]["Document"][];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    listDocumentVersions: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                documentId: string;
-                projectId: string;
-                templateId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ versions: [{ version, status, sent_at, files: [{ name, size }] }] }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        versions: components["schemas"]["VersionFiles"][];
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    downloadDocumentVersion: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                version: string;
-                projectId: string;
-                templateId: string;
-                documentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ files: [{ name, url, expires_at }] }` */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        files: components["schemas"]["FileDownload"][];
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    listTemplateDocuments: {
-        parameters: {
-            query?: {
-                /** @description Page size; the answer is paged (`next_cursor`, `total_count`) when it is sent */
-                limit?: number;
-                /** @description `next_cursor` of the previous page */
-                cursor?: string;
-            };
-            header?: {
-                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
-                "X-Consistency-Token"?: string;
-            };
-            path: {
-                projectId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `{ templates: [{ id, name, is_slice, slice, trade, documents }] }`, plus `next_cursor` and `total_count` when paged */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        templates: components["schemas"]["TemplateDocuments"][];
-                        /** @description Only when `limit` is sent: the `cursor` of the next page, null on the last one */
-                        next_cursor?: string | null;
-                        /** @description Only when `limit` is sent: the number of records of the whole list */
-                        total_count?: number;
-                    };
-                };
-            };
-            /** @description Not modified: the `If-None-Match` tag is still current */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -328,9 +328,10 @@ describe('GET /api/svc/v1/projects/{projectId}/statistics (#5)', () => {
 
   it('is described in the OpenAPI document with its success body', async () => {
     const res = await request(t.url, 'GET', `${P}/openapi.json`);
-    // One operation for both prefixes: keyed by the short form, served under /api and /.
-    const item = res.body.paths['/svc/v1/projects/{projectId}/statistics'];
-    expect(item.servers.map((s: { url: string }) => s.url)).toEqual(['/api', '/']);
+    // One operation for both prefixes: keyed by the interface's P form, the alias named on it.
+    const item = res.body.paths['/api/svc/v1/projects/{projectId}/statistics'];
+    expect(item['x-also-served-at']).toBe('/svc/v1/projects/{projectId}/statistics');
+    expect(res.body.paths['/svc/v1/projects/{projectId}/statistics']).toBeUndefined();
     const schema = item.get.responses['200'].content['application/json'].schema;
     const component = (ref: { $ref: string }) => res.body.components.schemas[ref.$ref.split('/').pop()!];
     const statistics = component(schema.properties.project.properties.statistics);

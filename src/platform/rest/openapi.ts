@@ -188,19 +188,19 @@ export const toOpenApiPath = (path: string) => path.replace(/\{\/:(\w+)\}/g, '/{
 const API_SEGMENT = PREFIXES.svc.slice(0, PREFIXES.svc.length - ALIAS_PREFIX.length);
 if (API_SEGMENT + ALIAS_PREFIX !== PREFIXES.svc) throw new Error('The alias prefix must be the service prefix without its first segment');
 
-/**
- * An operation served at `/api/svc/v1/...` and `/svc/v1/...` is one operation: keyed by its short form, with
- * path-level servers `/api` (the P form, first: what reference pages call) and `/` (the alias).
- */
-const ALIAS_SERVERS = [
-  { url: API_SEGMENT, description: `The ${PREFIXES.svc} form (P)` },
-  { url: '/', description: `The alias without ${API_SEGMENT}` },
-];
+/** The extension of a path item that names its alias: the same operations, served there too. */
+export const ALIAS_EXTENSION = 'x-also-served-at';
 
-/** The key of a route in `paths` and its path-level servers. */
-export function documentedPath(r: RouteDef): { key: string; servers?: unknown[] } {
-  if (r.alias) return { key: toOpenApiPath(ALIAS_PREFIX + r.path), servers: ALIAS_SERVERS };
-  return { key: toOpenApiPath(PREFIXES[r.prefix] + r.path) };
+/**
+ * An operation served at `/api/svc/v1/...` and `/svc/v1/...` is one operation, keyed by the interface's P form (what
+ * clients generated from this document call, as interface.md writes it); its alias is named on the path item
+ * (`x-also-served-at`, and in its description), not repeated as a second entry with twin operations.
+ */
+export function documentedPath(r: RouteDef): { key: string; item?: Record<string, unknown> } {
+  const key = toOpenApiPath(PREFIXES[r.prefix] + r.path);
+  if (!r.alias) return { key };
+  const alias = toOpenApiPath(ALIAS_PREFIX + r.path);
+  return { key, item: { description: `Also served at \`${alias}\`, the interface's form without the leading \`${API_SEGMENT}\`.`, [ALIAS_EXTENSION]: alias } };
 }
 
 function successResponse(r: RouteDef, status: number, description: string): JsonSchema {
@@ -293,9 +293,9 @@ export function buildOpenApi(routes: RouteDef[], options: OpenApiOptions): JsonS
   const paths: Record<string, Record<string, unknown>> = {};
   const inputs: Record<string, JsonSchema> = {};
   for (const r of routes) {
-    const { key, servers } = documentedPath(r);
+    const { key, item } = documentedPath(r);
     if (paths[key]?.[r.method]) throw new Error(`Two operations at ${r.method} ${key}`);
-    paths[key] ??= servers ? { servers } : {};
+    paths[key] ??= { ...item };
     paths[key][r.method] = operationOf(r, inputs, options.idempotencyKeyTtlSeconds);
   }
   Object.assign(paths, options.paths);
