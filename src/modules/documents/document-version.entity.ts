@@ -1,6 +1,7 @@
 import { Check, DecimalType, Entity, Enum, Index, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from '../../platform/database/base.entity';
 import { Document } from './document.entity';
+import { TIMESTAMPTZ } from '../../platform/database/timestamp.type';
 
 export enum VersionStatus {
   DRAFT = 'DRAFT',
@@ -41,7 +42,7 @@ export class DocumentVersion extends BaseEntity<'discount' | 'isMandate' | 'hasD
   hasDpgf: boolean = false;
 
   /** Null while the version is a draft. */
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   sentAt?: Date | null;
 
   /**

@@ -2,6 +2,7 @@ import { Entity, Enum, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/
 import { LegacyEntity } from '../../platform/database/base.entity';
 import { Contractor } from '../invitations/contractor.entity';
 import { Template } from '../templates/template.entity';
+import { TIMESTAMPTZ } from '../../platform/database/timestamp.type';
 
 export enum Intention {
   YES = 'YES',
@@ -23,6 +24,6 @@ export class Document extends LegacyEntity {
   intention?: Intention | null;
 
   /** When the contractor downloaded the consultation file (DCE). */
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   dceDownloadedAt?: Date | null;
 }

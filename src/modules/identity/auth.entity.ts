@@ -1,6 +1,7 @@
 import { Entity, ManyToOne, Property, type Rel } from '@mikro-orm/core';
 import { BaseEntity } from '../../platform/database/base.entity';
 import { User } from '../organizations/user.entity';
+import { TIMESTAMPTZ } from '../../platform/database/timestamp.type';
 
 /** A signing key of the built-in development identity provider. `kid` is the JWK key id. */
 @Entity({ tableName: 'signing_key' })
@@ -15,7 +16,7 @@ export class SigningKey extends BaseEntity {
   publicJwk!: Record<string, unknown>;
 
   /** A retired key still verifies tokens it signed but signs no new ones. */
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   retiredAt?: Date | null;
 }
 
@@ -31,7 +32,7 @@ export class AuthSession extends BaseEntity {
   @Property({ type: 'string' })
   clientIp!: string;
 
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   revokedAt?: Date | null;
 }
 
@@ -44,9 +45,9 @@ export class RefreshToken extends BaseEntity {
   @Property({ type: 'string', unique: true })
   tokenHash!: string;
 
-  @Property({ type: 'timestamptz' })
+  @Property({ ...TIMESTAMPTZ })
   expiresAt!: Date;
 
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   usedAt?: Date | null;
 }

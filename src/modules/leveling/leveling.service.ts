@@ -10,6 +10,7 @@ import { ownedBy } from '../../platform/database/tenancy';
 import { belowMedian, halve, meanOf, medianOf, percentOf, thresholdOf } from './leveling-figures';
 import { cents, money, moneyNumeric } from '../../platform/money/money';
 import { percent, sub, toNumber, type Numeric } from '../../platform/money/pg-numeric';
+import { parsePgTimestamp } from '../../platform/values/time';
 
 /** What the leveling reads: projects by id and by one of their templates, within the caller's organizations. */
 interface Asked {
@@ -49,7 +50,7 @@ const lotsSql = (asked: Asked) => `
 const documentsSql = ({ projectIds, templateIds, organizationIds }: Asked) => `
   select ds.template_id, ds.document_id, ds.contractor_id, c.name as contractor_name, ds.state, ds.intention,
     ds.offer_sub_total as sub_total, ds.offer_discount as discount, ds.offer_version as version,
-    extract(epoch from ds.offer_sent_at) * 1000 as sent_at_ms
+    ds.offer_sent_at as sent_at
   from document_statistics ds
   join contractor c on c.id = ds.contractor_id
   join document d on d.id = ds.document_id
@@ -88,7 +89,8 @@ interface OfferRow {
   sub_total: Num;
   discount: Num;
   version: number | null;
-  sent_at_ms: Num;
+  /** PostgreSQL's text, to the microsecond. */
+  sent_at: string | null;
 }
 
 /** A lot's figures the project sums, in cents; null without offers. */
@@ -137,7 +139,7 @@ function lotOf(r: LotRow, rows: readonly OfferRow[], threshold: ReturnType<typeo
     return {
       documentId: d.document_id, contractorId: d.contractor_id, contractorName: d.contractor_name, state: d.state, intention: d.intention,
       offer: {
-        version: d.version!, sentAt: d.sent_at_ms === null ? null : new Date(Number(d.sent_at_ms)),
+        version: d.version!, sentAt: d.sent_at === null ? null : parsePgTimestamp(d.sent_at),
         subTotal: Number(d.sub_total), discount: Number(d.discount), amount: money(amount),
       },
       rank,

@@ -5,6 +5,7 @@ import { ProjectManager } from './pivots.entity';
 import { ProjectTrade } from '../trades/project-trade.entity';
 import { TradeList } from '../trades/trade-list.entity';
 import { User } from '../organizations/user.entity';
+import { TIMESTAMPTZ } from '../../platform/database/timestamp.type';
 
 export const CONSTRUCTION_TYPES = [
   'collective_building', 'extension', 'health_building', 'mall', 'office', 'other', 'public_building',
@@ -90,6 +91,6 @@ export class Project extends LegacyEntity<'tendersClosingActivated' | 'published
   trades = new Collection<ProjectTrade>(this);
 
   /** Set by the archive operation; an archived project is read-only. */
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   archivedAt?: Date | null;
 }

@@ -3,6 +3,7 @@ import { LegacyEntity } from '../../platform/database/base.entity';
 import { Project, RESPONSE_TYPES, type ResponseType } from '../projects/project.entity';
 import { ProjectTrade } from '../trades/project-trade.entity';
 import type { Document } from '../documents/document.entity';
+import { TIMESTAMPTZ } from '../../platform/database/timestamp.type';
 
 /**
  * A DPGF template: the consultation of one trade. A trade has one template; further templates of the same
@@ -35,7 +36,7 @@ export class Template extends LegacyEntity<
   @Property({ type: new DecimalType('number'), precision: 14, scale: 2 })
   budget: number = 0;
 
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   closedAt?: Date | null;
 
   @Property({ type: 'integer' })
@@ -53,10 +54,10 @@ export class Template extends LegacyEntity<
   @Property({ type: 'boolean' })
   itemisedSheetHasAdditionalServices: boolean = false;
 
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   endOfOfferDate?: Date | null;
 
-  @Property({ type: 'timestamptz', nullable: true })
+  @Property({ ...TIMESTAMPTZ, nullable: true })
   consultationStartedAt?: Date | null;
 
   @Property({ type: 'boolean' })

@@ -1,6 +1,7 @@
 import { OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { newLegacyId } from './legacy-id';
+import { TIMESTAMPTZ } from './timestamp.type';
 
 /** Columns every table has: a UUID key and creation / update times. */
 export abstract class BaseEntity<Optional = never> {
@@ -9,10 +10,10 @@ export abstract class BaseEntity<Optional = never> {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 
-  @Property({ type: 'timestamptz' })
+  @Property({ ...TIMESTAMPTZ })
   createdAt: Date = new Date();
 
-  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
+  @Property({ ...TIMESTAMPTZ, onUpdate: () => new Date() })
   updatedAt: Date = new Date();
 }
 

@@ -1,26 +1,30 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError } from '../errors/errors';
 import { isUuid } from './uuid';
+import { formatTimestamp, parseIsoTimestamp } from '../values/time';
 
 export interface Cursor {
-  /** created_at, ISO */
+  /** created_at, ISO 8601 to the microsecond (a cursor written before, to the millisecond, still reads) */
   c: string;
   /** id */
   i: string;
 }
 
-/** Opaque cursor over (created_at, id), the stable order of every paged list. */
+/**
+ * Opaque cursor over (created_at, id), the stable order of every paged list. The time to the microsecond, as the
+ * row has it: rows created within one millisecond on both sides of a page's end are neither skipped nor repeated.
+ */
 export function encodeCursor(createdAt: Date, id: string): string {
-  return Buffer.from(JSON.stringify({ c: createdAt.toISOString(), i: id })).toString('base64url');
+  return Buffer.from(JSON.stringify({ c: formatTimestamp(createdAt), i: id })).toString('base64url');
 }
 
-/** A timestamp as encodeCursor writes it, in the years PostgreSQL and toISOString share (1-9999). */
+/** A timestamp as encodeCursor writes it (or wrote it, to the millisecond), in the years PostgreSQL and Date share (1-9999). */
 function isCursorTime(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) return false;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.(\d{3}|\d{6})Z$/.test(value)) return false;
+  const at = parseIsoTimestamp(value);
+  if (!at) return false;
   const year = at.getUTCFullYear();
-  return year >= 1 && year <= 9999 && at.toISOString() === value;
+  return year >= 1 && year <= 9999 && formatTimestamp(at).startsWith(value.slice(0, -1));
 }
 
 /** The cursor's (created_at, id); a value encodeCursor could not have written is a 400, never a failed SQL cast. */

@@ -1,6 +1,41 @@
-/** ISO 8601 UTC with microseconds and Z: `2026-11-21T09:30:00.123000Z` (decisions.md section 2). */
+/**
+ * A timestamp as PostgreSQL keeps it, to the microsecond (decisions.md section 2): a Date (which holds milliseconds)
+ * with the three digits below the millisecond that a Date would drop. Rows read with SQL give these
+ * (src/platform/database/rows.ts, rowTime); answers and cursors write them out whole.
+ */
+export class Timestamp extends Date {
+  constructor(epochMs: number, readonly microsOfMilli: number) {
+    super(epochMs);
+  }
+}
+
+/** PostgreSQL's text of a timestamptz: `2026-10-01 09:00:00.000001+00` (or `+05:30`), the fraction optional. */
+const PG_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?([+-]\d{2})(?::?(\d{2}))?(?::?(\d{2}))?$/;
+
+/** A timestamptz as PostgreSQL writes it, with its microseconds; null for what is not one (infinity, BC, ...). */
+export function parsePgTimestamp(text: string): Timestamp | null {
+  const m = PG_TIMESTAMP.exec(text);
+  if (!m || m[6]) return null;
+  const fraction = (m[3] ?? '').padEnd(6, '0');
+  const ms = Date.parse(`${m[1]}T${m[2]}.${fraction.slice(0, 3)}${m[4]}:${m[5] ?? '00'}`);
+  return Number.isNaN(ms) ? null : new Timestamp(ms, Number(fraction.slice(3)));
+}
+
+/** The six digits of the second's fraction: a Timestamp's own, a Date's milliseconds followed by 000. */
+const microDigits = (date: Date) => (date instanceof Timestamp ? String(date.microsOfMilli).padStart(3, '0') : '000');
+
+/** ISO 8601 UTC with microseconds and Z: `2026-11-21T09:30:00.123456Z` (decisions.md section 2). */
 export function formatTimestamp(date: Date): string {
-  return date.toISOString().replace(/Z$/, '000Z');
+  return date.toISOString().replace(/Z$/, `${microDigits(date)}Z`);
+}
+
+/** An ISO 8601 timestamp with up to six fraction digits and a zone, as a Timestamp; null when it is not one. */
+export function parseIsoTimestamp(text: string): Timestamp | null {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:\d{2})$/.exec(text);
+  if (!m) return null;
+  const fraction = (m[2] ?? '').padEnd(6, '0');
+  const ms = Date.parse(`${m[1]}.${fraction.slice(0, 3)}${m[3]}`);
+  return Number.isNaN(ms) ? null : new Timestamp(ms, Number(fraction.slice(3)));
 }
 
 /** `YYYY-MM-DD` of a UTC date. */
