@@ -128,6 +128,42 @@ describe('the database killed and restarted', () => {
   }, 30000);
 });
 
+describe('the database killed under a load of reads and writes', () => {
+  it('answers every request 2xx or 503 + Retry-After, invitations included (a write whose transaction lost its connection too), never a 500', async () => {
+    await expectServedNormally();
+    const template = DEMO_IDS.templates.residenceGrosOeuvre;
+    const answers: HttpResponse[] = [];
+    let running = true;
+    let n = 0;
+    const kinds = [
+      () => request(t.url, 'GET', `${P}/projects`, { token, timeoutMs: HANG_MS }),
+      () => createTrade(`load-${n++}`),
+      () => request(t.url, 'POST', `${P}/projects/${PROJECT}/templates/${template}/contractors`, {
+        token, body: { contractors: [{ name: `Load ${n}`, email: `load-${n++}@example.test` }] }, timeoutMs: HANG_MS,
+      }),
+      () => gql(t.url, token, PROJECTS_QUERY, undefined, { timeoutMs: HANG_MS }),
+    ];
+    const worker = async (w: number) => {
+      for (let i = w; running; i++) answers.push(await kinds[i % kinds.length]());
+    };
+    const workers = Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)));
+    await new Promise((r) => setTimeout(r, 400));
+    await cluster.kill();
+    await new Promise((r) => setTimeout(r, 800));
+    await cluster.restart();
+    await new Promise((r) => setTimeout(r, 400));
+    running = false;
+    await workers;
+    await servedAgainAfter();
+    expect(answers.length).toBeGreaterThan(40);
+    expect(answers.filter((a) => a.status === 503).length).toBeGreaterThan(0);
+    for (const res of answers) {
+      expect(res.status < 300 || res.status === 503 ? 'ok' : `${res.status} ${res.text}`).toBe('ok');
+      if (res.status === 503) expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    }
+  }, 30000);
+});
+
 describe('the database frozen (SIGSTOP) and thawed', () => {
   it('answers 503 + Retry-After within the bounds while it answers nothing, serves again within 2 s of thawing, keeps no refused write', async () => {
     await expectServedNormally();
