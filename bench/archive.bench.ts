@@ -1,10 +1,7 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
-import { withScratchDatabase } from './support';
-import { createApp, listen } from '../src/app';
-import { loadConfig } from '../src/platform/config';
-import { createLogger } from '../src/platform/logger';
-import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { benchServer, withScratchDatabase } from './support';
+import { DEMO_IDS } from '../src/seed/demo-ids';
 
 /**
  * Archive latency under steady writes (issue 8, item 3): WRITERS clients create trades on one project
@@ -23,14 +20,9 @@ const GIVE_UP_MS = 30000;
 
 export async function run(): Promise<void> {
   await withScratchDatabase('archive', 10, async (orm, url) => {
-    const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent' });
-    const app = await createApp({ config, orm, log: createLogger(config) });
-    const server = await listen(app, '127.0.0.1', 0);
-    config.publicUrl = server.url;
-    config.auth.issuer = server.url;
+    const server = await benchServer(orm, url);
+    const { token } = server;
     try {
-      const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc' });
-      const token = ((await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
       const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
       const api = async (method: string, path: string, body?: unknown) => {
         const res = await fetch(`${server.url}/api/svc/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -71,7 +63,6 @@ export async function run(): Promise<void> {
       if (latencies.length) console.log(`archive: median ${latencies[Math.floor(latencies.length / 2)].toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms over ${latencies.length} answered rounds`);
     } finally {
       await server.close();
-      await app.stop();
     }
   });
 }

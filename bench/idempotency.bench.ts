@@ -1,11 +1,8 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { median, withScratchDatabase } from './support';
-import { createApp, listen } from '../src/app';
-import { loadConfig } from '../src/platform/config';
-import { createLogger } from '../src/platform/logger';
-import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { benchServer, median, withScratchDatabase } from './support';
+import { DEMO_IDS } from '../src/seed/demo-ids';
 
 /**
  * What an `Idempotency-Key` costs a write (README "Retrying writes"): trade creations, one at a time, without a key,
@@ -19,14 +16,9 @@ const WRITES = Number(process.env.BENCH_WRITES ?? 200);
 
 export async function run(): Promise<void> {
   await withScratchDatabase('idempotency', 10, async (orm, url) => {
-    const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_API_POINTS: '10000000' });
-    const app = await createApp({ config, orm, log: createLogger(config) });
-    const server = await listen(app, '127.0.0.1', 0);
-    config.publicUrl = server.url;
-    config.auth.issuer = server.url;
+    const server = await benchServer(orm, url);
+    const { token } = server;
     try {
-      const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc' });
-      const token = ((await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
       const path = `${server.url}/api/svc/v1/projects/${DEMO_IDS.projects.residence}/trades`;
       const write = async (n: string, key?: string) => {
         const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) };
@@ -58,7 +50,6 @@ export async function run(): Promise<void> {
       }
     } finally {
       await server.close();
-      await app.stop();
     }
   });
 }

@@ -4,7 +4,10 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config';
 import { adminQuery, withDatabase } from '../src/platform/database/database';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../src/platform/database/embedded';
-import { DEMO_ARCHITECT_CALLER, loadDemoData } from '../src/seed/demo-data';
+import { DEMO_ARCHITECT_CALLER, DEMO_PASSWORD, DEMO_USERS, loadDemoData } from '../src/seed/demo-data';
+import { createApp, listen } from '../src/app';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
 
 /** A benchmark writes a whole database: never anywhere but this machine. */
 function assertLoopback(url: string): void {
@@ -48,4 +51,27 @@ export const ARCHITECT = DEMO_ARCHITECT_CALLER;
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * The whole service on an ephemeral port over a scratch database (`withScratchDatabase`), quiet, with a token of the
+ * demo architect from its identity provider; `env` adds to the configuration. The API's rate limit is lifted: a
+ * benchmark sends thousands of requests a minute from one caller, which the default quota refuses.
+ */
+export async function benchServer(orm: MikroORM, url: string, env: Record<string, string> = {}): Promise<{ url: string; token: string; close(): Promise<void> }> {
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_API_POINTS: '1000000000', ...env });
+  const app = await createApp({ config, orm, log: createLogger(config) });
+  const server = await listen(app, '127.0.0.1', 0);
+  config.publicUrl = server.url;
+  config.auth.issuer = server.url;
+  const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc' });
+  const token = ((await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+  return {
+    url: server.url,
+    token,
+    async close() {
+      await server.close();
+      await app.stop();
+    },
+  };
 }
