@@ -1,9 +1,8 @@
 import 'reflect-metadata';
-import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { median, withScratchDatabase } from './support';
+import { ServerProcess, type Probe } from './server-process';
 import { addOtherOrganizations, buildDataset } from './dataset';
 import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
 
@@ -37,16 +36,6 @@ const TEMPLATE_STATS = 'stats { deltaBudget contractors contractorsAnswers contr
 const DASHBOARD_WITH_STATISTICS = `{ projects(first: 50) { nodes { id name ${STATISTICS} templates { id ${TEMPLATE_STATS} `
   + 'documents { id contractor { name } versions { version subTotal discount status } } } } } }';
 
-interface Probe {
-  statements: number;
-  cpuMs: number;
-  allocatedBytes: number;
-  gcs: number;
-  gcMs: number;
-  peakRss: number;
-  maxRss: number;
-}
-
 interface Round {
   medianMs: number;
   p95Ms: number;
@@ -54,69 +43,6 @@ interface Round {
   requestsPerSecond: number;
   loadP50Ms: number;
   load: Probe;
-}
-
-/** The service in its own process, and the probe it answers over IPC. */
-class ServerProcess {
-  private constructor(private readonly child: ChildProcess, readonly url: string) {}
-
-  static async start(databaseUrl: string): Promise<ServerProcess> {
-    const child = fork(path.join(__dirname, 'dashboard-server.js'), [], {
-      env: {
-        PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1',
-        AUTH_DEV_PROVIDER: 'true', RATE_LIMIT_STORE: 'memory', RATE_LIMIT_API_POINTS: '100000000', RATE_LIMIT_TOKEN_POINTS: '1000',
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-        // 16 clients on 2 shared cores queue for the pool, and statements wait for the CPU, longer than the
-        // default bounds, which answer 503: the throughput asked for is that of answered requests.
-        DATABASE_ACQUIRE_TIMEOUT_MS: '60000',
-        DATABASE_STATEMENT_TIMEOUT_MS: '60000',
-        DATABASE_CONNECT_TIMEOUT_MS: '60000',
-        GRAPHQL_QUEUE_TIMEOUT_MS: '60000',
-        // The operator's setting to compare (unset: the service's default).
-        ...(process.env.GRAPHQL_MAX_CONCURRENT_OPERATIONS ? { GRAPHQL_MAX_CONCURRENT_OPERATIONS: process.env.GRAPHQL_MAX_CONCURRENT_OPERATIONS } : {}),
-      },
-      // Node's own flags for the server (e.g. BENCH_SERVER_NODE_FLAGS="--cpu-prof --max-semi-space-size=32").
-      execArgv: (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-      // The access log goes where a production one would go: out of the process, here nowhere.
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
-      child.on('message', (m: { cmd: string; url?: string }) => { if (m.cmd === 'listening') resolve(m.url!); });
-    });
-    return new ServerProcess(child, url);
-  }
-
-  private ask<T>(cmd: string, answer: string): Promise<T> {
-    return new Promise((resolve) => {
-      const listener = (m: { cmd: string }) => {
-        if (m.cmd !== answer) return;
-        this.child.off('message', listener);
-        resolve(m as T);
-      };
-      this.child.on('message', listener);
-      this.child.send({ cmd });
-    });
-  }
-
-  /** Runs `fn` inside a probe window of the server. */
-  async probe<T>(fn: () => Promise<T>): Promise<{ result: T; probe: Probe }> {
-    await this.ask('begin', 'begun');
-    const result = await fn();
-    await this.idle();
-    return { result, probe: await this.ask<Probe>('end', 'ended') };
-  }
-
-  /** Resolves once the server has answered every request it received. */
-  async idle(): Promise<void> {
-    await this.ask('idle', 'idle');
-  }
-
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.send({ cmd: 'stop' });
-    await exited;
-  }
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -257,7 +183,16 @@ export async function run(): Promise<void> {
     console.log(`dashboard: data set of ${counts.projects} projects, ${counts.templates} templates and slices, ${counts.documents} documents, `
       + `${counts.versions} versions built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-    const server = await ServerProcess.start(url);
+    const server = await ServerProcess.start(url, {
+      // 16 clients on 2 shared cores queue for the pool, and statements wait for the CPU, longer than the
+      // default bounds, which answer 503: the throughput asked for is that of answered requests.
+      DATABASE_ACQUIRE_TIMEOUT_MS: '60000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+      DATABASE_CONNECT_TIMEOUT_MS: '60000',
+      GRAPHQL_QUEUE_TIMEOUT_MS: '60000',
+      // The operator's setting to compare (unset: the service's default).
+      ...(process.env.GRAPHQL_MAX_CONCURRENT_OPERATIONS ? { GRAPHQL_MAX_CONCURRENT_OPERATIONS: process.env.GRAPHQL_MAX_CONCURRENT_OPERATIONS } : {}),
+    });
     try {
       const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc email profile' });
       const tokenAnswer = await fetch(`${server.url}/auth/token`, { method: 'POST', body: form });

@@ -5,6 +5,7 @@ import { run as compression } from './compression.bench';
 import { run as dashboard } from './dashboard.bench';
 import { run as idempotency } from './idempotency.bench';
 import { run as leveling } from './leveling.bench';
+import { run as overload } from './overload.bench';
 import { run as rateLimit } from './rate-limit.bench';
 import { run as replicas } from './replicas.bench';
 import { run as statistics } from './statistics.bench';
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   dashboard,
   idempotency,
   leveling,
+  overload,
   'rate-limit': rateLimit,
   replicas,
   statistics,
