@@ -58,7 +58,8 @@ const ofParts = (parts: readonly Part[], column: string, kind: string) =>
 
 /**
  * Every row's id and times are derived from its legacy id and one instant, never random or the clock's: the same
- * data set loaded twice (with triggers and without, test/derived-data.test.ts) is the same rows.
+ * data set loaded twice (with triggers and without, test/derived-data.test.ts) is the same rows. Ids are the md5
+ * of the legacy id shaped as a version 4 UUID (version and variant digits set), which the API's validation accepts.
  */
 const AT = `timestamptz '2026-11-01 08:00:00+00'`;
 
@@ -81,33 +82,33 @@ export function datasetStatements(options: DatasetOptions = {}, parts: readonly 
   // Rows of owner prefix P numbered within P: the legacy ids stay unique whatever the factor.
   return withoutTriggers([
     `insert into organization (id, created_at, updated_at, legacy_id, name, kind, addresses, business_sectors)
-     select md5('OTHERORG' || lpad(i::text, 9, '0'))::uuid, ${AT}, ${AT}, 'OTHERORG' || lpad(i::text, 9, '0'), 'Bench Org ' || i, 'ARCHITECT', '[]'::jsonb, '{}'::text[]
+     select overlay(overlay(md5('OTHERORG' || lpad(i::text, 9, '0')) placing '4' from 13) placing '8' from 17)::uuid, ${AT}, ${AT}, 'OTHERORG' || lpad(i::text, 9, '0'), 'Bench Org ' || i, 'ARCHITECT', '[]'::jsonb, '{}'::text[]
      from generate_series(1, ${factor}) i`,
     `with ${owners}, c as (
        select o.prefix, o.org_id, i from (select distinct prefix, org_id from owners) o cross join generate_series(1, ${CONTRACTORS_PER_ORGANIZATION}) i
      )
      insert into contractor (id, created_at, updated_at, legacy_id, organization_id, name, email)
-     select md5(${legacy('c.prefix', 'CTR', 'row_number() over (partition by c.prefix order by c.org_id, c.i)')})::uuid, ${AT}, ${AT}, ${legacy('c.prefix', 'CTR', 'row_number() over (partition by c.prefix order by c.org_id, c.i)')},
+     select overlay(overlay(md5(${legacy('c.prefix', 'CTR', 'row_number() over (partition by c.prefix order by c.org_id, c.i)')}) placing '4' from 13) placing '8' from 17)::uuid, ${AT}, ${AT}, ${legacy('c.prefix', 'CTR', 'row_number() over (partition by c.prefix order by c.org_id, c.i)')},
        c.org_id, 'Entreprise ' || c.i, 'bench-' || c.i || '@example.test'
      from c`,
     `with ${owners}, p as (
        select o.prefix, o.org_id, i from owners o cross join lateral generate_series(1, o.projects) i
      )
      insert into project (id, created_at, updated_at, legacy_id, organization_id, name, construction_type, trade_list_id, response_type)
-     select md5(${legacy('p.prefix', 'PRJ', 'row_number() over (partition by p.prefix order by p.i, p.org_id)')})::uuid, ${AT} - (p.i || ' minutes')::interval, ${AT}, ${legacy('p.prefix', 'PRJ', 'row_number() over (partition by p.prefix order by p.i, p.org_id)')},
+     select overlay(overlay(md5(${legacy('p.prefix', 'PRJ', 'row_number() over (partition by p.prefix order by p.i, p.org_id)')}) placing '4' from 13) placing '8' from 17)::uuid, ${AT} - (p.i || ' minutes')::interval, ${AT}, ${legacy('p.prefix', 'PRJ', 'row_number() over (partition by p.prefix order by p.i, p.org_id)')},
        p.org_id, 'Bench ' || p.i, 'office', '${DEMO_IDS.tradeLists.standard}', 'DPGF'
      from p`,
     `insert into project_trade (id, created_at, updated_at, legacy_id, project_id, number, name, short_name)
-     select md5(${legacy('left(p.legacy_id, 5)', 'PTR', 'row_number() over (partition by left(p.legacy_id, 5) order by p.legacy_id, n)')})::uuid, ${AT}, ${AT}, ${legacy('left(p.legacy_id, 5)', 'PTR', 'row_number() over (partition by left(p.legacy_id, 5) order by p.legacy_id, n)')},
+     select overlay(overlay(md5(${legacy('left(p.legacy_id, 5)', 'PTR', 'row_number() over (partition by left(p.legacy_id, 5) order by p.legacy_id, n)')}) placing '4' from 13) placing '8' from 17)::uuid, ${AT}, ${AT}, ${legacy('left(p.legacy_id, 5)', 'PTR', 'row_number() over (partition by left(p.legacy_id, 5) order by p.legacy_id, n)')},
        p.id, lpad(n::text, 2, '0'), 'Lot ' || n, 'L' || n
      from project p cross join generate_series(1, ${TRADES_PER_PROJECT}) n
      where ${ofParts(parts, 'p.legacy_id', 'PRJ')}`,
     `insert into template (id, created_at, updated_at, legacy_id, project_id, trade_id, budget)
-     select md5(${legacy('left(pt.legacy_id, 5)', 'TPL', 'row_number() over (partition by left(pt.legacy_id, 5) order by pt.legacy_id)')})::uuid, ${AT}, ${AT}, ${legacy('left(pt.legacy_id, 5)', 'TPL', 'row_number() over (partition by left(pt.legacy_id, 5) order by pt.legacy_id)')},
+     select overlay(overlay(md5(${legacy('left(pt.legacy_id, 5)', 'TPL', 'row_number() over (partition by left(pt.legacy_id, 5) order by pt.legacy_id)')}) placing '4' from 13) placing '8' from 17)::uuid, ${AT}, ${AT}, ${legacy('left(pt.legacy_id, 5)', 'TPL', 'row_number() over (partition by left(pt.legacy_id, 5) order by pt.legacy_id)')},
        pt.project_id, pt.id, 10000 + abs(hashtext(pt.id::text)) % 90000
      from project_trade pt where ${ofParts(parts, 'pt.legacy_id', 'PTR')}`,
     `insert into template (id, created_at, updated_at, legacy_id, project_id, trade_id, parent_id, is_slice, slice_name, budget)
-     select md5(${legacy('left(t.legacy_id, 5)', 'SLC', 'row_number() over (partition by left(t.legacy_id, 5) order by t.legacy_id, k)')})::uuid, ${AT}, ${AT}, ${legacy('left(t.legacy_id, 5)', 'SLC', 'row_number() over (partition by left(t.legacy_id, 5) order by t.legacy_id, k)')},
+     select overlay(overlay(md5(${legacy('left(t.legacy_id, 5)', 'SLC', 'row_number() over (partition by left(t.legacy_id, 5) order by t.legacy_id, k)')}) placing '4' from 13) placing '8' from 17)::uuid, ${AT}, ${AT}, ${legacy('left(t.legacy_id, 5)', 'SLC', 'row_number() over (partition by left(t.legacy_id, 5) order by t.legacy_id, k)')},
        t.project_id, t.trade_id, t.id, true, 'Tranche ' || k, round(t.budget / 3, 2)
      from template t join project_trade pt on pt.id = t.trade_id cross join generate_series(1, ${SLICES_OF_FIRST_TRADE}) k
      where ${ofParts(parts, 't.legacy_id', 'TPL')} and pt.number = '01'`,
@@ -123,7 +124,7 @@ export function datasetStatements(options: DatasetOptions = {}, parts: readonly 
        from contractor c where ${ofParts(parts, 'c.legacy_id', 'CTR')}
      )
      insert into document (id, created_at, updated_at, legacy_id, template_id, contractor_id, intention, dce_downloaded_at)
-     select md5(${legacy('t.prefix', 'DOC', 'row_number() over (partition by t.prefix order by t.rn, k)')})::uuid, ${AT}, ${AT}, ${legacy('t.prefix', 'DOC', 'row_number() over (partition by t.prefix order by t.rn, k)')}, t.id, c.id,
+     select overlay(overlay(md5(${legacy('t.prefix', 'DOC', 'row_number() over (partition by t.prefix order by t.rn, k)')}) placing '4' from 13) placing '8' from 17)::uuid, ${AT}, ${AT}, ${legacy('t.prefix', 'DOC', 'row_number() over (partition by t.prefix order by t.rn, k)')}, t.id, c.id,
        (array['YES', 'NO', 'MAYBE', null])[1 + (t.rn + k) % 4], case when (t.rn + k) % 3 = 0 then null else ${AT} end
      from t cross join generate_series(0, ${DOCUMENTS_PER_TEMPLATE - 1}) k
      join c on c.organization_id = t.organization_id and c.idx = (t.rn * ${DOCUMENTS_PER_TEMPLATE} + k) % ${CONTRACTORS_PER_ORGANIZATION}`,
@@ -142,7 +143,7 @@ export function datasetStatements(options: DatasetOptions = {}, parts: readonly 
        where ${ofParts(parts, 'd.legacy_id', 'DOC')}
      )
      insert into document_version (id, created_at, updated_at, document_id, template_id, version, status, sub_total, discount, sent_at)
-     select md5(d.id::text || ':' || h.version)::uuid, ${AT}, ${AT}, d.id, d.template_id, h.version, h.status,
+     select overlay(overlay(md5(d.id::text || ':' || h.version) placing '4' from 13) placing '8' from 17)::uuid, ${AT}, ${AT}, d.id, d.template_id, h.version, h.status,
        case when h.status = 'DECLINED' then 0 else round(d.budget * (0.85 + (d.rn % 30) / 100.0 + h.version / 50.0), 2) end,
        case when h.status = 'DECLINED' then 0 else (d.rn % 4) * 100 end,
        case when h.status = 'DRAFT' then null else ${AT} end

@@ -38,17 +38,19 @@ function pick(job: Job, i: number, n: number): Call {
   };
 }
 
-function send(job: Job, call: Call, agent: http.Agent): Promise<{ status: number; ms: number }> {
+function send(job: Job, call: Call, agent: http.Agent): Promise<{ status: number; ms: number; text: string }> {
   const started = performance.now();
   return new Promise((resolve) => {
     const req = http.request(job.url + call.path, {
       method: call.method, agent,
       headers: { Authorization: `Bearer ${job.token}`, ...(call.body ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(call.body) } : {}) },
     }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { if (text.length < 300) text += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text }));
     });
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
+    req.on('error', (err) => resolve({ status: 0, ms: performance.now() - started, text: err.message }));
     req.end(call.body);
   });
 }
@@ -58,18 +60,21 @@ const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.m
 async function main(): Promise<void> {
   const job = JSON.parse(process.argv[2]) as Job;
   const deadline = performance.now() + job.seconds * 1000;
-  const results = new Map<Kind, { ok: number[]; refused: number[]; other: Record<string, number> }>();
+  const results = new Map<Kind, { ok: number[]; refused: number[]; other: Record<string, number>; sample?: string }>();
   await Promise.all(Array.from({ length: job.clients }, async (_, i) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       for (let n = 0; performance.now() < deadline; n++) {
         const call = pick(job, i, n);
-        const { status, ms } = await send(job, call, agent);
+        const { status, ms, text } = await send(job, call, agent);
         let r = results.get(call.kind);
         if (!r) results.set(call.kind, (r = { ok: [], refused: [], other: {} }));
         if (status >= 200 && status < 300) r.ok.push(ms);
         else if (status === 503) r.refused.push(ms);
-        else r.other[status] = (r.other[status] ?? 0) + 1;
+        else {
+          r.other[status] = (r.other[status] ?? 0) + 1;
+          r.sample ??= `${call.method} ${call.path}: ${status} ${text.slice(0, 200)}`;
+        }
       }
     } finally {
       agent.destroy();
@@ -81,7 +86,7 @@ async function main(): Promise<void> {
     const refused = r.refused.sort((a, b) => a - b);
     out[kind] = {
       answered: ok.length, p50: quantile(ok, 0.5), p99: quantile(ok, 0.99),
-      refused: refused.length, refusedMaxMs: refused.at(-1) ?? 0, other: r.other,
+      refused: refused.length, refusedMaxMs: refused.at(-1) ?? 0, other: r.other, sample: r.sample,
     };
   }
   process.stdout.write(JSON.stringify(out));

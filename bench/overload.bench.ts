@@ -18,7 +18,7 @@ const CLIENTS = (process.env.BENCH_CLIENTS ?? '50,200').split(',').map(Number);
 const DASHBOARD = '{ projects(first: 50) { nodes { id name statistics { answered budgets { total simulatedCost projectDeviation { value percent } } } '
   + 'templates { id stats { contractors contractorsAnswers } documents { id contractor { name } versions { version subTotal discount status } } } } } }';
 
-interface ClassResult { answered: number; p50: number; p99: number; refused: number; refusedMaxMs: number; other: Record<string, number> }
+interface ClassResult { answered: number; p50: number; p99: number; refused: number; refusedMaxMs: number; other: Record<string, number>; sample?: string }
 
 function runClients(job: object): Promise<Record<string, ClassResult>> {
   const script = path.join(__dirname, `overload-clients${path.extname(__filename)}`);
@@ -45,7 +45,7 @@ export async function run(): Promise<void> {
         for (const [kind, r] of Object.entries(result)) {
           const other = Object.entries(r.other).map(([s, n]) => `${n} x ${s}`).join(', ') || '0';
           rows.push(`| ${clients} | ${kind} | ${r.answered} | ${r.p50.toFixed(0)} ms | ${r.p99.toFixed(0)} ms | ${r.refused} | ${r.refusedMaxMs.toFixed(0)} ms | ${other} |`);
-          console.log(`overload: ${clients} clients, ${kind}: ${r.answered} answered, p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, ${r.refused} refused (longest wait ${r.refusedMaxMs.toFixed(0)} ms), other ${other}`);
+          console.log(`overload: ${clients} clients, ${kind}: ${r.answered} answered, p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, ${r.refused} refused (longest wait ${r.refusedMaxMs.toFixed(0)} ms), other ${other}${r.sample ? ` (e.g. ${r.sample})` : ''}`);
         }
         const rest = Object.entries(result).filter(([k]) => k.startsWith('REST')).map(([, r]) => r.p99);
         const dashboard = result['GraphQL dashboard'];
