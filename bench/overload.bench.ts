@@ -35,7 +35,8 @@ export async function run(): Promise<void> {
     const execute = <T>(sql: string) => orm.em.fork().getConnection().execute(sql) as Promise<T>;
     await buildDataset(execute, {});
     const projectIds = (await execute<Array<{ id: string }>>(BENCH_PROJECT_IDS_SQL)).map((r) => r.id).slice(0, 200);
-    const server = await ServerProcess.start(url, { LOG_LEVEL: 'warn' });
+    // BENCH_SERVER_ENV='{"REST_MAX_CONCURRENT_READS":"4"}': settings to compare.
+    const server = await ServerProcess.start(url, { LOG_LEVEL: 'warn', ...JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string> });
     try {
       const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc' });
       const token = ((await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;

@@ -33,6 +33,7 @@ import { readRouting } from './platform/http/read-routing';
 import { CLUSTER_SQL, ReadRouter } from './platform/database/replicas';
 import { CallerCache } from './platform/auth/caller-cache';
 import { Metrics } from './platform/metrics';
+import { Admission, admissionLimits } from './platform/http/admission';
 
 export interface AppDeps {
   config: Config;
@@ -78,6 +79,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const lifecycle = createLifecycle();
   const metrics = new Metrics();
   metrics.watchPool(orm);
+  // One admission control for the work that costs, REST, GraphQL and subscription deliveries alike.
+  const admission = new Admission(admissionLimits(config), metrics.admission);
   koa.use(closeConnectionsWhenStopping(lifecycle));
   koa.use(requestContext(orm, log));
   koa.use(httpMetrics(metrics));
@@ -107,7 +110,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   }) : null;
   koa.use(readRouting(router, metrics));
   // Changes by anyone, from the database's notifications, to this instance's subscribers (docs/subscriptions.md).
-  const feed = new ChangeFeed(orm, config, log, metrics);
+  const feed = new ChangeFeed(orm, config, log, metrics, admission);
   // Behind a transaction pooler, readiness's select 1 goes straight to PostgreSQL (src/platform/http/readiness.ts).
   const pooled = database.sessionSettings === 'transaction' && database.directUrl !== database.url;
   const directProbes = pooled ? probePool(database.directUrl, config.readinessTimeoutMs, 1) : null;
@@ -140,13 +143,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     onHeartbeatMissed: () => metrics.changeListenerHeartbeatsMissed.inc(),
   });
   const readiness = new Readiness(databaseAnswers, config.readinessTimeoutMs, lifecycle, listener);
-  koa.use(healthRoutes(readiness).routes());
+  koa.use(healthRoutes(readiness, admission).routes());
   koa.use(metricsRoutes(metrics, config).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
-  koa.use(restRoutes(config, verifier, callers).routes());
+  koa.use(restRoutes(config, verifier, callers, admission).routes());
   koa.use(fileRoutes(config).routes());
   const schema = await graphqlSchema();
-  const graphql = await graphqlRoutes(config, verifier, callers, metrics, { schema, createLoaders });
+  const graphql = await graphqlRoutes(config, verifier, callers, metrics, { schema, createLoaders }, admission);
   koa.use(graphql.router.routes());
   const subscriptions = createSubscriptionServer({
     config, orm, log, metrics, verifier, feed, lifecycle,

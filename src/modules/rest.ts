@@ -7,6 +7,7 @@ import type { AppState } from '../platform/http/state';
 import type { TokenVerifier } from '../platform/auth/token-verifier';
 import type { CallerCache } from '../platform/auth/caller-cache';
 import { mountRoutes } from '../platform/rest/mount';
+import type { Admission } from '../platform/http/admission';
 import { buildOpenApi } from '../platform/rest/openapi';
 import { TOKEN_COMPONENTS, tokenPath } from './identity/token.openapi';
 import { COMPANY_SCHEMAS, companyRoutes } from './companies/company.routes';
@@ -73,8 +74,8 @@ export function openApiDocument(config: Pick<Config, 'auth' | 'idempotencyKeyTtl
 }
 
 /** The REST operations, their OpenAPI description and a reference page served from swagger-ui-dist. */
-export function restRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache): Router<AppState> {
-  const router = mountRoutes(ALL_ROUTES, config, verifier, callers);
+export function restRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache, admission: Admission): Router<AppState> {
+  const router = mountRoutes(ALL_ROUTES, config, verifier, callers, admission);
   const openapi = openApiDocument(config);
   const docs = docsHtml(config);
   router.get('/api/svc/v1/openapi.json', (ctx) => {

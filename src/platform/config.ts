@@ -67,6 +67,8 @@ export interface Config {
     /** How long an operation waits for its turn before 503 + Retry-After. */
     queueTimeoutMs: number;
   };
+  /** Admission control of the other cost classes (src/platform/http/admission.ts; docs/faults.md, "Overload"). */
+  admission: AdmissionConfig;
   /** Web origins whose pages may call the service from a browser (docs/decisions.md, "Browsers"). */
   cors: CorsSettings;
   /** After a stop signal: the listener stays open this long (readiness already failing), then closes. */
@@ -84,6 +86,19 @@ export interface Config {
   subscriptions: SubscriptionsConfig;
   /** IDEMPOTENCY_KEY_TTL_SECONDS: how long the answer of a write sent with an `Idempotency-Key` is kept for its retries. */
   idempotencyKeyTtlSeconds: number;
+}
+
+export interface AdmissionConfig {
+  /** REST GETs run at once by this instance; more wait their turn. */
+  restReads: number;
+  /** REST writes run at once by this instance. */
+  restWrites: number;
+  /** Requests that may wait for a turn, per class; one more is refused at once. */
+  queueLength: number;
+  /** Longest a REST request waits for its turn before 503 + Retry-After. */
+  maxWaitMs: number;
+  /** Adaptive LIFO: once a queue's oldest has waited this long, newest first; 0, off (the default). */
+  lifoAfterMs: number;
 }
 
 /** Read replicas (README, "Scale out"). */
@@ -220,7 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
       maxConcurrentOperations: int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS', Math.max(2, availableParallelism()), 1, 10000),
-      queueTimeoutMs: int(env, 'GRAPHQL_QUEUE_TIMEOUT_MS', 10000, 50, 600000),
+      queueTimeoutMs: int(env, 'GRAPHQL_QUEUE_TIMEOUT_MS', 900, 50, 600000),
     },
     cors: corsSettings(env, production),
     ...shutdown(env, production),
@@ -229,6 +244,13 @@ export function loadConfig(env: Env = process.env): Config {
     listener: {
       heartbeatIntervalMs: int(env, 'LISTENER_HEARTBEAT_INTERVAL_MS', 5000, 50, 600000),
       heartbeatTimeoutMs: int(env, 'LISTENER_HEARTBEAT_TIMEOUT_MS', 2000, 10, 600000),
+    },
+    admission: {
+      restReads: int(env, 'REST_MAX_CONCURRENT_READS', 3 * Math.max(2, availableParallelism()), 1, 10000),
+      restWrites: int(env, 'REST_MAX_CONCURRENT_WRITES', 8 * Math.max(2, availableParallelism()), 1, 10000),
+      queueLength: int(env, 'ADMISSION_QUEUE_LENGTH', 64, 0, 100000),
+      maxWaitMs: int(env, 'ADMISSION_MAX_WAIT_MS', 900, 10, 600000),
+      lifoAfterMs: int(env, 'ADMISSION_LIFO_AFTER_MS', 0, 0, 600000),
     },
     rateLimit: rateLimitConfig(env),
     idempotencyKeyTtlSeconds: int(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86400, 1, 30 * 86400),

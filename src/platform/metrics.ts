@@ -142,6 +142,35 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly admissionQueueLength = new Gauge({
+    name: 'admission_queue_length',
+    help: 'Requests waiting for a turn, by cost class (docs/faults.md, "Overload")',
+    labelNames: ['class'] as const,
+    registers: [this.registry],
+  });
+
+  readonly admissionWait = new Histogram({
+    name: 'admission_wait_seconds',
+    help: 'Time a request waited for its turn before it ran, by cost class',
+    labelNames: ['class'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  readonly admissionRefusals = new Counter({
+    name: 'admission_refusals_total',
+    help: 'Requests refused with 503 by admission control, by cost class and reason (queue-full: at once; waited: after the longest wait)',
+    labelNames: ['class', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  /** What admission control reports (src/platform/http/admission.ts). */
+  readonly admission = {
+    waited: (cls: string, ms: number) => this.admissionWait.observe({ class: cls }, ms / 1000),
+    refused: (cls: string, reason: string) => this.admissionRefusals.inc({ class: cls, reason }),
+    queueLength: (cls: string, n: number) => this.admissionQueueLength.set({ class: cls }, n),
+  };
+
   constructor() {
     // Process metrics (CPU, memory, handles, GC) and event-loop lag (nodejs_eventloop_lag_*).
     collectDefaultMetrics({ register: this.registry });

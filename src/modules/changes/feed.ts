@@ -11,6 +11,7 @@ import { projectsForResync, type Watch } from './subscription.service';
 import { createContext, type GraphQLContext } from '../context';
 import { templateOf } from '../loaders';
 import { UpdateQueue } from './queue';
+import type { Admission } from '../../platform/http/admission';
 
 /** The subscription fields of the schema. */
 export type SubscriptionField = 'projectChanged' | 'templateChanged';
@@ -151,7 +152,8 @@ export class ChangeFeed {
   private windowClosed = false;
   private stopped = false;
 
-  constructor(private readonly orm: MikroORM, private readonly config: Config, private readonly log: Logger, private readonly metrics: Metrics) {}
+  constructor(private readonly orm: MikroORM, private readonly config: Config, private readonly log: Logger, private readonly metrics: Metrics,
+    private readonly admission?: Admission) {}
 
   /** Registers a subscriber; its updates are read from the returned queue, whose end unregisters it. */
   subscribe(connection: SubscriberConnection, field: SubscriptionField, watch: Watch): UpdateQueue<Update> {
@@ -233,7 +235,9 @@ export class ChangeFeed {
     }
     const batch = this.pending;
     this.pending = new Map();
-    this.delivering = this.deliver(batch)
+    // A batch is prepared in a turn of the deliveries' class (src/platform/http/admission.ts): it waits, never refused.
+    const prepared = this.admission ? this.admission.run('delivery', () => this.deliver(batch)) : this.deliver(batch);
+    this.delivering = prepared
       .catch((err) => this.log.warn({ err, projects: batch.size }, 'subscriptions: updates could not be prepared and were dropped'))
       .finally(() => {
         this.delivering = null;

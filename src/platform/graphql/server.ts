@@ -18,7 +18,7 @@ import type { CallerCache } from '../auth/caller-cache';
 import { operationRouting, type GraphQLContext, type LoadersFactory } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from '../errors/graphql';
 import { compiledExecution } from './executor';
-import { operationSlots } from './operation-slots';
+import { admitted, type Admission } from '../http/admission';
 import { OperationSelection } from './selection';
 import { createIde, IDE_ASSETS_PATH } from './ide';
 
@@ -192,7 +192,7 @@ export interface GraphQLModules {
 }
 
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
-export async function graphqlRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache, metrics: Metrics, modules: GraphQLModules): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+export async function graphqlRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache, metrics: Metrics, modules: GraphQLModules, admission: Admission): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const protection = graphqlProtection(config);
   const server = new ApolloServer<Context>({
     // The schema, executed by compiled queries (executor.ts).
@@ -260,7 +260,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
     if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) throw new MethodNotAllowedError(ctx.method, '/graphql', ['GET', 'POST']);
     return next();
   });
-  const slots = operationSlots(config.graphql.maxConcurrentOperations, config.graphql.queueTimeoutMs);
+  // Parsed, executed and serialized in a turn of the GraphQL class (src/platform/http/admission.ts).
+  const slots = admitted(admission, 'graphql');
   const keyed = idempotency({ ttlSeconds: config.idempotencyKeyTtlSeconds, applies: isMutation, succeeded: mutationSucceeded });
   router.post('/graphql', verify, jsonBody(), slots, identify, keyed, apollo);
   router.get('/graphql', idePage, verify, slots, identify, apollo);

@@ -1,9 +1,17 @@
 import Router from '@koa/router';
 import type { AppState } from './state';
 import type { Readiness } from './readiness';
+import type { Admission } from './admission';
 
-/** Liveness (the process answers) and readiness (the database answers, not shutting down). */
-export function healthRoutes(readiness: Readiness): Router<AppState> {
+/** /loadz answers 503 from this share of a class's capacity (running and waiting) on: before refusals start. */
+export const OVERLOADED_AT = 0.75;
+
+/**
+ * Liveness (the process answers), readiness (the database answers, not shutting down) and load: /loadz tells a
+ * balancer how busy the instance is (docs/faults.md, "Overload"), 503 once a class is three quarters full, so that
+ * new work goes elsewhere before this instance refuses most of it. Readiness stays about being able to serve.
+ */
+export function healthRoutes(readiness: Readiness, admission: Admission): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -12,6 +20,12 @@ export function healthRoutes(readiness: Readiness): Router<AppState> {
   router.get('/readyz', async (ctx) => {
     await readiness.check();
     ctx.body = { status: 'ready' };
+  });
+  router.get('/loadz', (ctx) => {
+    const loads = admission.loads();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = loads.load >= OVERLOADED_AT ? 503 : 200;
+    ctx.body = { status: loads.load >= OVERLOADED_AT ? 'overloaded' : 'ok', ...loads };
   });
   return router;
 }

@@ -4,6 +4,7 @@ import { jsonBody } from '../http/body.middleware';
 import { readOnly } from '../http/read-routing';
 import { authenticate } from '../http/auth.middleware';
 import { idempotency } from '../http/idempotency';
+import { admitted, type Admission } from '../http/admission';
 import type { AppMiddleware, AppState } from '../http/state';
 import type { Config } from '../config';
 import type { TokenVerifier } from '../auth/token-verifier';
@@ -16,8 +17,8 @@ export function routePaths(r: RouteDef): string[] {
   return [PREFIXES[r.prefix] + r.path, ...(r.alias ? [ALIAS_PREFIX + r.path] : [])];
 }
 
-/** Mounts route definitions: authentication, a write's idempotency key, then validation of path, query and body, then the handler. */
-export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenVerifier, callers: CallerCache): Router<AppState> {
+/** Mounts route definitions: authentication, a turn of the route's cost class, a write's idempotency key, then validation of path, query and body, then the handler. */
+export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenVerifier, callers: CallerCache, admission: Admission): Router<AppState> {
   const router = new Router<AppState>();
   const auth = authenticate(verifier, callers);
   const body = jsonBody();
@@ -25,6 +26,9 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
   // A write sent with an Idempotency-Key runs with its stored answer in one transaction (after authentication: keys
   // are the caller's; before validation, which throws: a refused request stores nothing).
   const keyed = idempotency({ ttlSeconds: config.idempotencyKeyTtlSeconds });
+  // The work runs in a turn of its cost class, once the caller is known (a refused token costs no turn).
+  const reads = admitted(admission, 'rest-read');
+  const writes = admitted(admission, 'rest-write');
   for (const r of routes) {
     const handler: AppMiddleware = async (ctx) => {
       const params = r.params ? await validateInput(r.params, { ...ctx.params }) : {};
@@ -44,7 +48,7 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
       if (result.type) ctx.type = result.type;
       if (ctx.status !== 204) ctx.body = result.body;
     };
-    for (const path of routePaths(r)) router[r.method](path, auth, r.body ? body : noBody, r.method === 'get' ? noBody : keyed, handler);
+    for (const path of routePaths(r)) router[r.method](path, auth, r.body ? body : noBody, r.method === 'get' ? reads : writes, r.method === 'get' ? noBody : keyed, handler);
   }
   return router;
 }
