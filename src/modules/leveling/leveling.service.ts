@@ -10,7 +10,7 @@ import { ownedBy } from '../../platform/database/tenancy';
 import { belowMedian, halve, meanOf, medianOf, percentOf, thresholdOf } from './leveling-figures';
 import { cents, money, moneyNumeric } from '../../platform/money/money';
 import { percent, sub, toNumber, type Numeric } from '../../platform/money/pg-numeric';
-import { parsePgTimestamp } from '../../platform/values/time';
+import { parseTimestamp } from '../../platform/values/time';
 
 /** What the leveling reads: projects by id and by one of their templates, within the caller's organizations. */
 interface Asked {
@@ -139,7 +139,7 @@ function lotOf(r: LotRow, rows: readonly OfferRow[], threshold: ReturnType<typeo
     return {
       documentId: d.document_id, contractorId: d.contractor_id, contractorName: d.contractor_name, state: d.state, intention: d.intention,
       offer: {
-        version: d.version!, sentAt: d.sent_at === null ? null : parsePgTimestamp(d.sent_at),
+        version: d.version!, sentAt: d.sent_at === null ? null : parseTimestamp(d.sent_at),
         subTotal: Number(d.sub_total), discount: Number(d.discount), amount: money(amount),
       },
       rank,

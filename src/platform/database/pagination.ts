@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError } from '../errors/errors';
 import { isUuid } from './uuid';
-import { formatTimestamp, parseIsoTimestamp } from '../values/time';
+import { formatTimestamp, parseTimestamp } from '../values/time';
 
 export interface Cursor {
   /** created_at, ISO 8601 to the microsecond (a cursor written before, to the millisecond, still reads) */
@@ -21,7 +21,7 @@ export function encodeCursor(createdAt: Date, id: string): string {
 /** A timestamp as encodeCursor writes it (or wrote it, to the millisecond), in the years PostgreSQL and Date share (1-9999). */
 function isCursorTime(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.(\d{3}|\d{6})Z$/.test(value)) return false;
-  const at = parseIsoTimestamp(value);
+  const at = parseTimestamp(value);
   if (!at) return false;
   const year = at.getUTCFullYear();
   return year >= 1 && year <= 9999 && formatTimestamp(at).startsWith(value.slice(0, -1));

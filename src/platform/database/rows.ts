@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { parsePgTimestamp } from '../values/time';
+import { parseTimestamp } from '../values/time';
 
 /** Raw rows carry timestamps as PostgreSQL's text: the driver's parsers are off for the ORM. */
 export type PgTimestamp = string | Date | null;
@@ -12,7 +12,7 @@ export function rowTime(em: EntityManager, value: string | Date): Date;
 export function rowTime(em: EntityManager, value: PgTimestamp): Date | null;
 export function rowTime(em: EntityManager, value: PgTimestamp): Date | null {
   if (value === null || value instanceof Date) return value;
-  const exact = parsePgTimestamp(value);
+  const exact = parseTimestamp(value);
   if (exact) return exact;
   const parsed = em.getPlatform().parseDate(value);
   return parsed instanceof Date ? parsed : new Date(value);

@@ -1,5 +1,5 @@
 import { DateTimeType } from '@mikro-orm/core';
-import { Timestamp, formatTimestamp, parseIsoTimestamp, parsePgTimestamp } from '../values/time';
+import { formatTimestamp, parseTimestamp } from '../values/time';
 
 /**
  * `timestamptz` to the microsecond for the ORM's entities: read as a Timestamp (a Date that keeps the microseconds
@@ -8,7 +8,7 @@ import { Timestamp, formatTimestamp, parseIsoTimestamp, parsePgTimestamp } from 
 export class TimestampType extends DateTimeType {
 
   override convertToJSValue(value: unknown): Date {
-    if (typeof value === 'string') return parsePgTimestamp(value) ?? new Date(value);
+    if (typeof value === 'string') return parseTimestamp(value) ?? new Date(value);
     return value as Date;
   }
 
@@ -30,11 +30,10 @@ function exact(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return formatTimestamp(value);
   const text = String(value);
-  const parsed = parsePgTimestamp(text) ?? parseIsoTimestamp(text);
+  const parsed = parseTimestamp(text);
   return parsed ? formatTimestamp(parsed) : text;
 }
 
-export { Timestamp };
 
 /**
  * The options of a timestamptz property: its runtime type not 'Date', or the ORM would parse the column's text

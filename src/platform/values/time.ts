@@ -9,15 +9,19 @@ export class Timestamp extends Date {
   }
 }
 
-/** PostgreSQL's text of a timestamptz: `2026-10-01 09:00:00.000001+00` (or `+05:30`), the fraction optional. */
-const PG_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?([+-]\d{2})(?::?(\d{2}))?(?::?(\d{2}))?$/;
+/**
+ * A timestamp with up to six fraction digits and a zone, as PostgreSQL writes a timestamptz
+ * (`2026-10-01 09:00:00.000001+00`, `+05:30`) or as ISO 8601 does (`2026-10-01T09:00:00.000001Z`).
+ */
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:(Z)|([+-]\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)$/;
 
-/** A timestamptz as PostgreSQL writes it, with its microseconds; null for what is not one (infinity, BC, ...). */
-export function parsePgTimestamp(text: string): Timestamp | null {
-  const m = PG_TIMESTAMP.exec(text);
-  if (!m || m[6]) return null;
+/** Such a timestamp with its microseconds; null for what is not one (infinity, BC, a zone with seconds, ...). */
+export function parseTimestamp(text: string): Timestamp | null {
+  const m = TIMESTAMP.exec(text);
+  if (!m || m[7]) return null;
   const fraction = (m[3] ?? '').padEnd(6, '0');
-  const ms = Date.parse(`${m[1]}T${m[2]}.${fraction.slice(0, 3)}${m[4]}:${m[5] ?? '00'}`);
+  const zone = m[4] ? 'Z' : `${m[5]}:${m[6] ?? '00'}`;
+  const ms = Date.parse(`${m[1]}T${m[2]}.${fraction.slice(0, 3)}${zone}`);
   return Number.isNaN(ms) ? null : new Timestamp(ms, Number(fraction.slice(3)));
 }
 
@@ -27,15 +31,6 @@ const microDigits = (date: Date) => (date instanceof Timestamp ? String(date.mic
 /** ISO 8601 UTC with microseconds and Z: `2026-11-21T09:30:00.123456Z` (decisions.md section 2). */
 export function formatTimestamp(date: Date): string {
   return date.toISOString().replace(/Z$/, `${microDigits(date)}Z`);
-}
-
-/** An ISO 8601 timestamp with up to six fraction digits and a zone, as a Timestamp; null when it is not one. */
-export function parseIsoTimestamp(text: string): Timestamp | null {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:\d{2})$/.exec(text);
-  if (!m) return null;
-  const fraction = (m[2] ?? '').padEnd(6, '0');
-  const ms = Date.parse(`${m[1]}.${fraction.slice(0, 3)}${m[3]}`);
-  return Number.isNaN(ms) ? null : new Timestamp(ms, Number(fraction.slice(3)));
 }
 
 /** `YYYY-MM-DD` of a UTC date. */
