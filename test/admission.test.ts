@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { DEMO_IDS } from '../src/seed/demo-ids';
 import { ServiceUnavailableError } from '../src/platform/errors/errors';
 import { Admission, COST_CLASSES, type ClassLimits, type CostClass } from '../src/platform/http/admission';
@@ -7,6 +6,7 @@ import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
 import { request } from './support/http';
 import { expectServiceUnavailable } from './support/retry-later';
+import { holdProjectWrites } from './support/project-lock';
 
 /** Every class with `limits`, but those given. */
 function admissionOf(limits: Partial<ClassLimits>, own: Partial<Record<CostClass, Partial<ClassLimits>>> = {}): Admission {
@@ -86,7 +86,6 @@ describe('admission control (src/platform/http/admission.ts)', () => {
 });
 
 describe('admission of REST and GraphQL requests', () => {
-  const PROJECT_LOCKS = 0x5052_4a00;
   let t: TestApp;
   let token: string;
   beforeAll(async () => {
@@ -98,10 +97,7 @@ describe('admission of REST and GraphQL requests', () => {
   it('answers a write that finds its class full 503 + Retry-After at once in REST\'s shape, while reads and GraphQL are served; /loadz says overloaded', async () => {
     expect((await request(t.url, 'GET', '/loadz')).body).toMatchObject({ status: 'ok', load: 0 });
     // The one write turn is taken by a trade creation waiting for the project's lock, held here.
-    const holder = new Client({ connectionString: t.databaseUrl });
-    await holder.connect();
-    await holder.query('begin');
-    await holder.query('select pg_advisory_xact_lock($1, hashtext($2))', [PROJECT_LOCKS, DEMO_IDS.projects.residence]);
+    const lock = await holdProjectWrites(t.databaseUrl, DEMO_IDS.projects.residence);
     try {
       const held = request(t.url, 'POST', `/api/svc/v1/projects/${DEMO_IDS.projects.residence}/trades`, { token, body: { name: 'Held', number: '91', short_name: 'HE' } });
       for (let i = 0; i < 100 && (await request(t.url, 'GET', '/loadz')).body.classes['rest-write'].running < 1; i++) await new Promise((r) => setTimeout(r, 20));
@@ -112,10 +108,10 @@ describe('admission of REST and GraphQL requests', () => {
       expect((await request(t.url, 'GET', '/api/svc/v1/projects', { token })).status).toBe(200);
       const graphql = await gql(t.url, token, '{ me { id } }');
       expect([graphql.status, graphql.body.errors]).toEqual([200, undefined]);
-      await holder.query('commit');
+      await lock.release();
       expect((await held).status).toBe(201);
     } finally {
-      await holder.end();
+      await lock.release();
     }
     const metrics = (await request(t.url, 'GET', '/metrics')).text;
     expect(metrics).toMatch(/^admission_refusals_total\{class="rest-write",reason="queue-full"\} 1$/m);

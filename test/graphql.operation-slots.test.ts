@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DEMO_IDS } from '../src/seed/demo-data';
-import { Admission, admitted, type ClassLimits, type CostClass } from '../src/platform/http/admission';
+import { Admission, COST_CLASSES, admitted, type ClassLimits, type CostClass } from '../src/platform/http/admission';
 import type { AppMiddleware } from '../src/platform/http/state';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
@@ -17,7 +17,7 @@ const HANG_MS = 8000;
 /** The GraphQL class's turns alone (the other classes unused), as GRAPHQL_MAX_CONCURRENT_OPERATIONS and GRAPHQL_QUEUE_TIMEOUT_MS set them. */
 function operationSlots(max: number, queueTimeoutMs: number): AppMiddleware {
   const limits: ClassLimits = { concurrency: max, queue: 64, maxWaitMs: queueTimeoutMs, lifoAfterMs: 100 };
-  return admitted(new Admission(Object.fromEntries((['graphql', 'rest-read', 'rest-write', 'delivery'] as CostClass[]).map((c) => [c, limits])) as Record<CostClass, ClassLimits>), 'graphql');
+  return admitted(new Admission(Object.fromEntries(COST_CLASSES.map((c) => [c, limits])) as Record<CostClass, ClassLimits>), 'graphql');
 }
 
 /** Runs the middleware over a fake request whose work ends when `finish` is called. */

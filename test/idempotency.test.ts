@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { DEMO_IDS } from '../src/seed/demo-ids';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { startCuttingProxy } from './support/cutting-proxy';
 import { queryRows } from './support/databases';
+import { holdProjectWrites } from './support/project-lock';
 import { gql } from './support/graphql';
 import { request } from './support/http';
 
 const P = '/api/svc/v1';
 const { projects: PRJ, users: USR, tradeLists: LISTS } = DEMO_IDS;
-const PROJECT_LOCKS = 0x5052_4a00;
 
 let t: TestApp;
 let second: TestApp;
@@ -96,24 +95,21 @@ describe('Idempotency-Key on REST writes', () => {
   it('answers 409 with Retry-After, at once, to a retry while the first request still runs', async () => {
     const key = randomUUID();
     // The first trade creation waits for the project's write lock, held here as an archive would.
-    const holder = new Client({ connectionString: t.databaseUrl });
-    await holder.connect();
-    await holder.query('begin');
-    await holder.query('select pg_advisory_xact_lock($1, hashtext($2))', [PROJECT_LOCKS, PRJ.residence]);
+    const lock = await holdProjectWrites(t.databaseUrl, PRJ.residence);
     const body = { name: 'Idem in flight', number: '79', short_name: 'IF' };
     const send = (url: string) => request(url, 'POST', `${P}/projects/${PRJ.residence}/trades`, { token: architect, body, headers: { 'Idempotency-Key': key } });
     try {
       const first = send(t.url);
-      await waitForLockWaiter(holder);
+      await lock.waiter();
       const started = Date.now();
       const retry = await send(second.url);
       expect(Date.now() - started).toBeLessThan(1000);
       expect([retry.status, retry.headers.get('retry-after')]).toEqual([409, '1']);
       expect(retry.body.message).toMatch(/still running/);
-      await holder.query('commit');
+      await lock.release();
       expect((await first).status).toBe(201);
     } finally {
-      await holder.end();
+      await lock.release();
     }
     expect((await send(t.url)).headers.get('idempotent-replayed')).toBe('true');
     expect((await queryRows(t.databaseUrl, 'select id from project_trade where name = $1', ['Idem in flight'])).length).toBe(1);
@@ -261,13 +257,4 @@ async function projectWithTemplate(name: string): Promise<{ projectId: string; t
 async function tradeOf(projectId: string): Promise<string> {
   const res = await request(t.url, 'GET', `${P}/projects/${projectId}/trades`, { token: architect });
   return res.body.trades[0].id;
-}
-
-async function waitForLockWaiter(holder: Client): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { rows } = await holder.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`);
-    if (rows[0].n >= 1) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('the first request never waited on the lock');
 }

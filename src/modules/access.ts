@@ -31,7 +31,7 @@ export function assertWritable(project: Project): void {
  * Key space of the per-project advisory locks (first key of PostgreSQL's two-key form; the second is the
  * project id hashed). Two projects sharing a hash only wait for each other a little longer.
  */
-const PROJECT_LOCKS = 0x5052_4a00;
+export const PROJECT_LOCKS = 0x5052_4a00;
 
 /**
  * First statements of every write below a project, inside its transaction: a transaction-scoped shared
