@@ -30,6 +30,8 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
   const reads = admitted(admission, 'rest-read');
   const writes = admitted(admission, 'rest-write');
   for (const r of routes) {
+    // A read waits for a read turn; a write for a write turn, then runs under its idempotency key.
+    const turn = r.method === 'get' ? [reads] : [writes, keyed];
     const handler: AppMiddleware = async (ctx) => {
       const params = r.params ? await validateInput(r.params, { ...ctx.params }) : {};
       const query = await validateRestQuery(r.query, ctx.query);
@@ -48,7 +50,7 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
       if (result.type) ctx.type = result.type;
       if (ctx.status !== 204) ctx.body = result.body;
     };
-    for (const path of routePaths(r)) router[r.method](path, auth, r.body ? body : noBody, r.method === 'get' ? reads : writes, r.method === 'get' ? noBody : keyed, handler);
+    for (const path of routePaths(r)) router[r.method](path, auth, r.body ? body : noBody, ...turn, handler);
   }
   return router;
 }
