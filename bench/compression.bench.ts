@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { withScratchDatabase } from './support';
+import { demoToken, withScratchDatabase } from './support';
 import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
-import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { DEMO_IDS } from '../src/seed/demo-data';
 
 /**
  * Bytes on the wire with and without compression (src/platform/http/caching.ts) for the largest answers: the OpenAPI
@@ -59,8 +59,7 @@ export async function run(): Promise<void> {
     config.publicUrl = server.url;
     config.auth.issuer = server.url;
     try {
-      const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc email profile' });
-      const token = (await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json() as { access_token: string }).access_token;
+      const token = await demoToken(server.url, 'svc email profile');
       const auth = { Authorization: `Bearer ${token}` };
       type Target = { label: string; path: string; method?: string; headers?: Record<string, string>; body?: string };
       const largest = async (targets: Target[]) => {

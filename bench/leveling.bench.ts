@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ARCHITECT, median, withScratchDatabase } from './support';
+import { ARCHITECT, demoToken, median, withScratchDatabase } from './support';
 import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
-import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
+import { DEMO_IDS } from '../src/seed/demo-data';
 import { LevelingService } from '../src/modules/leveling/leveling.service';
 import { BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
 
@@ -85,8 +85,7 @@ async function overHttp(orm: MikroORM, url: string, projectIds: string[]): Promi
   let statements = 0;
   orm.em.getKnex().on('query', () => statements++);
   try {
-    const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc email profile' });
-    const token = ((await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+    const token = await demoToken(server.url, 'svc email profile');
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
     for (const [label, id] of [['largest demo project (Résidence Les Tilleuls)', DEMO_IDS.projects.residence], ['a bench project', projectIds[0]]] as const) {

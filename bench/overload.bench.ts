@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { withScratchDatabase } from './support';
+import { demoToken, withScratchDatabase } from './support';
 import { buildDataset, BENCH_PROJECT_IDS_SQL } from './dataset';
 import { ServerProcess } from './server-process';
-import { DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-ids';
 
 /**
  * Overload (issue 25): the service in a process of its own over the 1,005-project data set, with its production
@@ -38,8 +37,7 @@ export async function run(): Promise<void> {
     // BENCH_SERVER_ENV='{"REST_MAX_CONCURRENT_READS":"4"}': settings to compare.
     const server = await ServerProcess.start(url, { LOG_LEVEL: 'warn', ...JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string> });
     try {
-      const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc' });
-      const token = ((await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+      const token = await demoToken(server.url);
       const rows: string[] = [];
       for (const clients of CLIENTS) {
         const { result, probe } = await server.probe(() => runClients({ url: server.url, token, clients, seconds: SECONDS, projectIds, dashboard: DASHBOARD }));

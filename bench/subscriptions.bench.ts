@@ -6,8 +6,8 @@ import { Client } from 'pg';
 import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
-import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS } from '../src/seed/demo-data';
-import { withScratchDatabase } from './support';
+import { DEMO_IDS } from '../src/seed/demo-data';
+import { demoToken, withScratchDatabase } from './support';
 
 /**
  * Live dashboards at scale (issue 12): one instance (this process) over a scratch database with 100 more projects
@@ -87,8 +87,7 @@ export async function run(): Promise<void> {
     let statements = 0;
     orm.em.getKnex().on('query', () => { statements++; });
 
-    const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc email profile' });
-    const token = ((await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+    const token = await demoToken(server.url, 'svc email profile');
 
     const clients = fork(path.join(__dirname, 'subscription-clients.js'), { stdio: 'inherit' });
     const rounds: Array<(m: { times: string[]; errors: number }) => void> = [];

@@ -64,8 +64,7 @@ export async function benchServer(orm: MikroORM, url: string, env: Record<string
   const server = await listen(app, '127.0.0.1', 0);
   config.publicUrl = server.url;
   config.auth.issuer = server.url;
-  const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope: 'svc' });
-  const token = ((await (await fetch(`${server.url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+  const token = await demoToken(server.url);
   return {
     url: server.url,
     token,
@@ -74,4 +73,10 @@ export async function benchServer(orm: MikroORM, url: string, env: Record<string
       await app.stop();
     },
   };
+}
+
+/** A token of the demo architect from a service's development identity provider, for `scope`. */
+export async function demoToken(url: string, scope = 'svc'): Promise<string> {
+  const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope });
+  return ((await (await fetch(`${url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
 }
