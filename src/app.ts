@@ -34,6 +34,7 @@ import { CLUSTER_SQL, ReadRouter } from './platform/database/replicas';
 import { CallerCache } from './platform/auth/caller-cache';
 import { Metrics } from './platform/metrics';
 import { Admission, admissionLimits } from './platform/http/admission';
+import { WebhookDelivery } from './modules/webhooks/delivery';
 
 export interface AppDeps {
   config: Config;
@@ -117,6 +118,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const databaseAnswers = directProbes
     ? () => Promise.all([directProbes.query('select 1'), acceptsLogin(database.url, config.readinessTimeoutMs)])
     : () => probes.query('select 1');
+  // Webhooks from the outbox, by every instance that delivers (docs/webhooks.md).
+  const webhooks = config.webhooks.deliver ? new WebhookDelivery(orm, config.webhooks, log, metrics) : null;
   const listener = new ChangeListener({
     url: database.directUrl,
     connectTimeoutMs: config.database.connectTimeoutMs,
@@ -131,6 +134,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     onEvent: (event) => feed.add(event),
     onCallerChange: (userId) => callers.forget(userId),
     onWrite: router ? (payload) => router.heardWrite(payload) : undefined,
+    onWebhooksQueued: webhooks ? () => webhooks.wake() : undefined,
     onResumed: () => void feed.resync(),
     onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
     // Callers are kept only while every authorization change is heard (src/platform/auth/caller-cache.ts).
@@ -164,6 +168,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Last: nothing above can fail and leave them running.
   await listener.start();
   await router?.start();
+  webhooks?.start();
   return {
     koa,
     config,
@@ -172,6 +177,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     subscriptions,
     stop: async () => {
       await graphql.stop();
+      await webhooks?.stop();
       await feed.stop();
       await listener.stop();
       await router?.stop();

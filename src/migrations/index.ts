@@ -10,6 +10,7 @@ import { Migration20270110000000_caller_truncate } from './Migration202701100000
 import { Migration20270120000000_version_template } from './Migration20270120000000_version_template';
 import { Migration20270201000000_idempotency_keys } from './Migration20270201000000_idempotency_keys';
 import { Migration20270205000000_derived_data } from './Migration20270205000000_derived_data';
+import { Migration20270301000000_webhooks } from './Migration20270301000000_webhooks';
 
 /** Every migration, in order. `npm run db:migration:create` writes a new file; add it here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20270120000000_version_template', class: Migration20270120000000_version_template },
   { name: 'Migration20270201000000_idempotency_keys', class: Migration20270201000000_idempotency_keys },
   { name: 'Migration20270205000000_derived_data', class: Migration20270205000000_derived_data },
+  { name: 'Migration20270301000000_webhooks', class: Migration20270301000000_webhooks },
 ];

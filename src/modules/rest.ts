@@ -26,6 +26,7 @@ import { toolRoutes } from './tools/tools.routes';
 import { tradeListRoutes } from './trades/trade-lists.routes';
 import { tradeMappingRoutes } from './trades/trade-mapping.routes';
 import { tradeRoutes } from './trades/trades.routes';
+import { webhookRoutes } from './webhooks/webhooks.routes';
 
 /**
  * Every REST operation of interface.md, and the extensions beside it (leveling); within a file, specific paths
@@ -47,6 +48,7 @@ export const ALL_ROUTES: RouteDef[] = [
   ...companyRoutes,
   ...creditsRoutes,
   ...levelingRoutes,
+  ...webhookRoutes,
 ];
 
 /** The reference page; "Authorize" fills in the client and the scopes the token endpoint expects. */

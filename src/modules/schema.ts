@@ -16,6 +16,7 @@ import { INVITATION_RESOLVERS } from './invitations/invitation.resolver';
 import { TEMPLATE_PAYLOAD_RESOLVERS } from './templates/template.payloads';
 import { PROJECT_TRADE_PAYLOAD_RESOLVERS } from './trades/project-trade.payloads';
 import { SwitchOrganizationPayloadResolver } from './organizations/organization.payloads';
+import { WebhookResolver } from './webhooks/webhook.resolver';
 import { DateTimeScalar } from '../platform/graphql/scalars';
 
 let built: Promise<GraphQLSchema> | null = null;
@@ -43,7 +44,7 @@ export function graphqlSchema(): Promise<GraphQLSchema> {
     resolvers: [UserResolver, OrganizationResolver, ProjectResolver, StatisticsResolver, ProjectFieldsResolver, ProjectTradesFieldResolver, ProjectTradeResolver,
       ProjectTemplatesFieldResolver, TemplateResolver, ...INVITATION_RESOLVERS, TemplateFieldsResolver, DocumentResolver, DirectoryResolver,
       ...PROJECT_TRADE_PAYLOAD_RESOLVERS, ...TEMPLATE_PAYLOAD_RESOLVERS, SwitchOrganizationPayloadResolver,
-      SubscriptionResolver, ProjectChangeResolver, TemplateChangeResolver, ...LEVELING_RESOLVERS],
+      SubscriptionResolver, ProjectChangeResolver, TemplateChangeResolver, ...LEVELING_RESOLVERS, WebhookResolver],
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     pubSub: NO_TOPICS,
     // Inputs are validated by the same rules as REST (the modules' *.input.ts), with the same error bodies.

@@ -1,6 +1,7 @@
 /** Configuration from environment variables, validated once at start. */
 import { availableParallelism } from 'node:os';
-import { ConfigError, bool, int, oneOf, str, url, type Env } from './env';
+import ipaddr from 'ipaddr.js';
+import { ConfigError, bool, duration, durations, int, oneOf, str, url, type Env } from './env';
 
 export { ConfigError, readEnvFile } from './env';
 
@@ -86,6 +87,35 @@ export interface Config {
   subscriptions: SubscriptionsConfig;
   /** IDEMPOTENCY_KEY_TTL_SECONDS: how long the answer of a write sent with an `Idempotency-Key` is kept for its retries. */
   idempotencyKeyTtlSeconds: number;
+  /** Webhooks to the organizations' endpoints (docs/webhooks.md). */
+  webhooks: WebhooksConfig;
+}
+
+/** Webhook delivery (src/modules/webhooks/delivery.ts, docs/webhooks.md). */
+export interface WebhooksConfig {
+  /** WEBHOOK_DELIVERY: this instance delivers (any number of instances may; each attempt is claimed by one). */
+  deliver: boolean;
+  /** Bound of one attempt, from connecting to the last byte of the answer read. */
+  timeoutMs: number;
+  /** Waits before each retry; their number is the number of retries (jitter of up to a fifth added or taken). */
+  retryScheduleMs: number[];
+  /** An endpoint whose deliveries all failed for this long is disabled, with the reason the API shows. */
+  disableAfterMs: number;
+  /** Attempts, and finished deliveries and events, are kept this long, then pruned. */
+  retentionMs: number;
+  /** How often an instance looks for due deliveries when no notification woke it (retries, a missed NOTIFY). */
+  pollIntervalMs: number;
+  /** Attempts in flight at once on one instance. */
+  concurrency: number;
+  /** Only https:// URLs (production's default). */
+  httpsOnly: boolean;
+  /** Networks an endpoint may resolve to although they are private, loopback or link-local (development, tests). */
+  allowedNetworks: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+  maxEndpointsPerOrganization: number;
+  /** Attempts per second to one organization's endpoints, per instance. */
+  maxAttemptsPerSecond: number;
+  /** After a rotation, the previous secret signs too for this long. */
+  secretOverlapMs: number;
 }
 
 export interface AdmissionConfig {
@@ -255,6 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: rateLimitConfig(env),
     idempotencyKeyTtlSeconds: int(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86400, 1, 30 * 86400),
     metrics: metricsConfig(env, production),
+    webhooks: webhooksConfig(env, production),
     subscriptions: {
       coalesceMs: int(env, 'SUBSCRIPTIONS_COALESCE_MS', 250, 0, 60000),
       maxPerConnection: int(env, 'SUBSCRIPTIONS_MAX_PER_CONNECTION', 20, 1, 1000),
@@ -289,6 +320,35 @@ function metricsConfig(env: Env, production: boolean): MetricsConfig {
 }
 
 const DAY = 86400;
+
+/**
+ * Outside production, endpoints on this machine are allowed (a receiver under development, tests); production allows
+ * none unless WEBHOOK_ALLOWED_NETWORKS names them.
+ */
+function webhooksConfig(env: Env, production: boolean): WebhooksConfig {
+  const networks = str(env, 'WEBHOOK_ALLOWED_NETWORKS', production ? 'none' : '127.0.0.0/8,::1/128');
+  const allowedNetworks = networks === 'none' ? [] : networks.split(',').map((cidr) => {
+    try {
+      return ipaddr.parseCIDR(cidr.trim());
+    } catch {
+      throw new ConfigError(`WEBHOOK_ALLOWED_NETWORKS must be none or a comma-separated list of networks such as 10.0.0.0/8, got "${networks}"`);
+    }
+  });
+  return {
+    deliver: bool(env, 'WEBHOOK_DELIVERY', true),
+    timeoutMs: duration(env, 'WEBHOOK_TIMEOUT', '10s', 100, 60000),
+    retryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h,14h,24h', 10, 7 * DAY * 1000),
+    disableAfterMs: duration(env, 'WEBHOOK_DISABLE_AFTER', '5d', 1000, 90 * DAY * 1000),
+    retentionMs: duration(env, 'WEBHOOK_RETENTION', '30d', 60000, 365 * DAY * 1000),
+    pollIntervalMs: duration(env, 'WEBHOOK_POLL_INTERVAL', '1s', 10, 600000),
+    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+    httpsOnly: bool(env, 'WEBHOOK_HTTPS_ONLY', production),
+    allowedNetworks,
+    maxEndpointsPerOrganization: int(env, 'WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION', 20, 1, 1000),
+    maxAttemptsPerSecond: int(env, 'WEBHOOK_MAX_ATTEMPTS_PER_SECOND', 100, 1, 100000),
+    secretOverlapMs: duration(env, 'WEBHOOK_SECRET_OVERLAP', '24h', 0, 30 * DAY * 1000),
+  };
+}
 
 function rateLimitConfig(env: Env): RateLimitConfig {
   const redisUrl = url(env, 'REDIS_URL', null, ['redis:', 'rediss:']);

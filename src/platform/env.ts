@@ -72,3 +72,33 @@ export function readEnvFile(file = '.env', env: Env = process.env): boolean {
   }
   return true;
 }
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000 };
+
+/** `500ms`, `5s`, `30m`, `2h`, `3d` in milliseconds; null when the text is not such a duration. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+  return m ? Math.round(Number(m[1]) * UNITS[m[2]]) : null;
+}
+
+/** A duration (`parseDuration`) from minMs to maxMs. */
+export function duration(env: Env, name: string, fallback: string, minMs: number, maxMs: number): number {
+  const raw = str(env, name, fallback);
+  const ms = parseDuration(raw);
+  if (ms === null || ms < minMs || ms > maxMs) {
+    throw new ConfigError(`${name} must be a duration such as 500ms, 5s, 30m, 2h or 3d, from ${minMs} ms to ${maxMs} ms, got "${raw}"`);
+  }
+  return ms;
+}
+
+/** A comma-separated list of durations, each from minMs to maxMs. */
+export function durations(env: Env, name: string, fallback: string, minMs: number, maxMs: number): number[] {
+  const raw = str(env, name, fallback);
+  return raw.split(',').map((part) => {
+    const ms = parseDuration(part);
+    if (ms === null || ms < minMs || ms > maxMs) {
+      throw new ConfigError(`${name} must be a comma-separated list of durations such as 5s,5m,30m,2h (each from ${minMs} ms to ${maxMs} ms), got "${raw}"`);
+    }
+    return ms;
+  });
+}

@@ -164,6 +164,46 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookAttempts = new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome (succeeded, failed, gone, timeout, unreachable, refused)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookEventsDelivered = new Counter({
+    name: 'webhook_events_delivered_total',
+    help: 'Events delivered (a 2xx answer) to an endpoint, by event type',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveryLag = new Histogram({
+    name: 'webhook_delivery_lag_seconds',
+    help: 'From an event\'s commit-time trigger to its 2xx answer, retries included',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600, 3600, 86400],
+    registers: [this.registry],
+  });
+
+  readonly webhookDue = new Gauge({
+    name: 'webhook_deliveries_due',
+    help: 'Deliveries due now and not yet attempted, at the last sample (every poll, at most every 10 s)',
+    registers: [this.registry],
+  });
+
+  readonly webhookOldestDue = new Gauge({
+    name: 'webhook_oldest_due_seconds',
+    help: 'How long the oldest due delivery has been waiting, at the last sample: the backlog\'s lag',
+    registers: [this.registry],
+  });
+
+  readonly webhookEndpointsDisabled = new Counter({
+    name: 'webhook_endpoints_disabled_total',
+    help: 'Endpoints disabled by delivery, by reason (gone: a 410 answer; failing: every delivery failed for WEBHOOK_DISABLE_AFTER)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   /** What admission control reports (src/platform/http/admission.ts). */
   readonly admission = {
     waited: (cls: string, ms: number) => this.admissionWait.observe({ class: cls }, ms / 1000),

@@ -19,6 +19,12 @@ export const CALLER_CHANNEL = 'tender_callers';
 export const WRITES_CHANNEL = 'tender_writes';
 
 /**
+ * The webhook outbox's wake-up call (src/migrations/Migration20270301000000_webhooks.ts): deliveries were queued.
+ * Empty payload; the delivery loops also poll, so a notification lost only delays.
+ */
+export const WEBHOOK_CHANNEL = 'tender_webhooks';
+
+/**
  * What a notification reports: a project (its row, managers), a trade of it, a template or slice, an invited
  * contractor's document, a version (an answer) of a document. `resync` is ours, never the database's: after
  * the listener was not listening, every subscriber gets one, since changes may have been missed.

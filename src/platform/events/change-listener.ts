@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { describeDatabase } from '../database/database';
-import { CALLER_CHANNEL, CHANGE_CHANNEL, WRITES_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
+import { CALLER_CHANNEL, CHANGE_CHANNEL, WEBHOOK_CHANNEL, WRITES_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
 
 /** The instance's proof that it hears: a notification to itself, sent through the request path. */
 export interface HeartbeatOptions {
@@ -30,6 +30,8 @@ export interface ChangeListenerOptions {
   onCallerChange?(userId: string): void;
   /** A committed write of a caller, by any instance (WRITES_CHANNEL, src/platform/database/replicas.ts): `<user id> <lsn>`. */
   onWrite?(payload: string): void;
+  /** Deliveries were queued in the webhook outbox (WEBHOOK_CHANNEL): the delivery loop looks at once. */
+  onWebhooksQueued?(): void;
   /** Hearing again after it did not: notifications sent meanwhile may be lost. */
   onResumed(): void;
   /** Whether the listener holds its LISTEN, each time that changes (a gauge of /metrics). */
@@ -204,6 +206,10 @@ export class ChangeListener {
         this.options.onWrite?.(message.payload ?? '');
         return;
       }
+      if (message.channel === WEBHOOK_CHANNEL) {
+        this.options.onWebhooksQueued?.();
+        return;
+      }
       if (message.channel === CALLER_CHANNEL) {
         this.options.onCallerChange?.(message.payload ?? '*');
         return;
@@ -215,7 +221,8 @@ export class ChangeListener {
     });
     try {
       await client.connect();
-      const channels = [CHANGE_CHANNEL, CALLER_CHANNEL, this.heartbeatChannel, ...(this.options.onWrite ? [WRITES_CHANNEL] : [])];
+      const channels = [CHANGE_CHANNEL, CALLER_CHANNEL, this.heartbeatChannel, ...(this.options.onWrite ? [WRITES_CHANNEL] : []),
+        ...(this.options.onWebhooksQueued ? [WEBHOOK_CHANNEL] : [])];
       await client.query(channels.map((channel) => `listen ${channel}`).join('; '));
     } catch (err) {
       client.removeAllListeners('end');

@@ -52,6 +52,8 @@ export const PageSize = () => compose(
 export const Uuid = () => IsUUID('all', { message: 'must be a UUID' });
 export const Email = () => IsEmail({}, { message: 'must be an email address' });
 export const OneOf = (values: readonly string[]) => IsIn([...values], { message: `must be one of: ${values.join(', ')}` });
+/** Every item of a list one of `values`. */
+export const EachOneOf = (values: readonly string[]) => IsIn([...values], { each: true, message: `must each be one of: ${values.join(', ')}` });
 export const Num = () => IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'must be a number' });
 export const AtLeast = (n: number) => Min(n, { message: `must be at least ${n}` });
 export const AtMost = (n: number) => Max(n, { message: `must be at most ${n}` });

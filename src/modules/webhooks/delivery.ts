@@ -1,0 +1,287 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
+import { Webhook } from 'standardwebhooks';
+import type { WebhooksConfig } from '../../platform/config';
+import type { Metrics } from '../../platform/metrics';
+import { WebhookSender, type AttemptResult } from './send';
+import { formatTimestamp, parseTimestamp } from '../../platform/values/time';
+
+/** A delivery claimed by this instance: one attempt to make. */
+interface Claimed {
+  id: string;
+  attempt: number;
+  event_id: string;
+  type: string;
+  body: string;
+  /** Seconds since 1970, as PostgreSQL's text. */
+  created_epoch: string;
+  endpoint_id: string;
+  organization_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  failing_since: string | null;
+}
+
+interface Recorded extends AttemptResult {
+  delivery: Claimed;
+  attemptedAt: Date;
+  /** Null: no retry (succeeded, 410, or the schedule is spent). */
+  retryInMs: number | null;
+}
+
+/** Beyond the attempt's own bound, how long a claim keeps other instances off before it counts as abandoned. */
+const LEASE_MARGIN_MS = 60000;
+/** Results are written together: one statement per this many milliseconds of answers, not one per answer. */
+const FLUSH_MS = 20;
+/** The backlog gauges are sampled at most this often. */
+const SAMPLE_MS = 10000;
+/** Finished rows past retention are deleted this often by each instance (idempotent, cheap with the indexes). */
+const PRUNE_MS = 3600000;
+
+/**
+ * The delivery loop of one instance (docs/webhooks.md). Any number of instances run it on one database:
+ *
+ * - A claim is one statement: due deliveries of enabled endpoints, `FOR UPDATE SKIP LOCKED`, get their attempt
+ *   counted and `next_attempt_at` pushed past the attempt's bound (the lease), and commit. Another instance skips
+ *   them while they are locked and does not see them as due until the lease runs out, so an attempt is sent by one
+ *   instance. An instance killed in the middle leaves the lease to run out: the delivery is attempted again, with
+ *   the same `webhook-id` (at least once).
+ * - The attempt happens outside any transaction; its result is written with the attempt number it was claimed with,
+ *   so that a result arriving after its lease ran out (and another instance claimed it) changes nothing.
+ * - Woken by the outbox's NOTIFY, and polling every WEBHOOK_POLL_INTERVAL for retries and missed notifications.
+ */
+export class WebhookDelivery {
+  private readonly sender: WebhookSender;
+  /** Per organization, attempts per second, waiting in FIFO order for their token (rate-limiter-flexible). */
+  private readonly pace: RateLimiterQueue;
+  private inFlight = 0;
+  private claiming = false;
+  /** A claim found fewer due deliveries than it asked for: completions do not claim again until woken. */
+  private drained = false;
+  private stopped = true;
+  private results: Recorded[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private pollTimer: NodeJS.Timeout | null = null;
+  private lastSample = 0;
+  private lastPrune = 0;
+  private idle: Array<() => void> = [];
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly config: WebhooksConfig,
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+  ) {
+    this.sender = new WebhookSender(config);
+    this.pace = new RateLimiterQueue(new RateLimiterMemory({ points: config.maxAttemptsPerSecond, duration: 1 }), { maxQueueSize: 1e6 });
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.lastPrune = Date.now() - PRUNE_MS + 60000;
+    this.poll();
+  }
+
+  /** A NOTIFY from the outbox: deliveries were queued. */
+  wake(): void {
+    this.drained = false;
+    void this.pump();
+  }
+
+  private poll(): void {
+    if (this.stopped) return;
+    this.wake();
+    void this.housekeeping();
+    this.pollTimer = setTimeout(() => this.poll(), this.config.pollIntervalMs);
+    this.pollTimer.unref();
+  }
+
+  private sql<T>(statement: string, params: unknown[] = []): Promise<T[]> {
+    return this.orm.em.getConnection().execute<T[]>(statement, params, 'all');
+  }
+
+  private async pump(): Promise<void> {
+    if (this.stopped || this.claiming || this.drained) return;
+    const free = this.config.concurrency - this.inFlight;
+    if (free <= 0) return;
+    this.claiming = true;
+    let claimed: Claimed[] = [];
+    try {
+      claimed = await this.claim(free);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'webhooks: claiming due deliveries failed; retrying at the next poll');
+      this.drained = true;
+    } finally {
+      this.claiming = false;
+    }
+    if (claimed.length < free) this.drained = true;
+    for (const delivery of claimed) {
+      this.inFlight++;
+      void this.attempt(delivery).finally(() => {
+        this.inFlight--;
+        if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+        void this.pump();
+      });
+    }
+    if (claimed.length && !this.drained) void this.pump();
+  }
+
+  private claim(limit: number): Promise<Claimed[]> {
+    const leaseSeconds = (this.config.timeoutMs + LEASE_MARGIN_MS) / 1000;
+    return this.sql<Claimed>(`with due as (
+        select d.id from webhook_delivery d
+        where d.status = 'pending' and d.next_attempt_at <= clock_timestamp()
+          and exists (select 1 from webhook_endpoint ep where ep.id = d.endpoint_id and ep.disabled_at is null)
+        order by d.next_attempt_at limit ?
+        for update of d skip locked)
+      update webhook_delivery d set attempts = d.attempts + 1, next_attempt_at = clock_timestamp() + make_interval(secs => ?)
+      from due, webhook_event e, webhook_endpoint ep
+      where d.id = due.id and e.id = d.event_id and ep.id = d.endpoint_id
+      returning d.id, d.attempts as attempt, e.id as event_id, e.type, e.payload::text as body,
+        extract(epoch from e.created_at)::float8 as created_epoch, ep.id as endpoint_id, ep.organization_id, ep.url, ep.secret,
+        case when ep.previous_secret_expires_at > clock_timestamp() then ep.previous_secret end as previous_secret, ep.failing_since`,
+    [limit, leaseSeconds]);
+  }
+
+  /** The `webhook-*` headers of Standard Webhooks; during a rotation, one signature per secret. */
+  private headers(delivery: Claimed): Record<string, string> {
+    const now = new Date();
+    const secrets = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
+    return {
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': secrets.map((s) => new Webhook(s).sign(delivery.event_id, now, delivery.body)).join(' '),
+    };
+  }
+
+  private async attempt(delivery: Claimed): Promise<void> {
+    try {
+      await this.pace.removeTokens(1, delivery.organization_id);
+      const attemptedAt = new Date();
+      const result = await this.sender.send(delivery.url, this.headers(delivery), delivery.body);
+      this.metrics.webhookAttempts.inc({ outcome: result.outcome });
+      if (result.outcome === 'succeeded') {
+        this.metrics.webhookEventsDelivered.inc({ type: delivery.type });
+        this.metrics.webhookDeliveryLag.observe(Math.max(0, Date.now() / 1000 - Number(delivery.created_epoch)));
+      }
+      this.results.push({ ...result, delivery, attemptedAt, retryInMs: this.retryIn(delivery.attempt, result) });
+      this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    } catch (err) {
+      // Nothing written: the lease runs out and the delivery is attempted again.
+      this.log.error({ err: (err as Error).message, delivery: delivery.id }, 'webhooks: an attempt could not be made');
+    }
+  }
+
+  /** Exponential schedule (WEBHOOK_RETRY_SCHEDULE) with up to a fifth of jitter either way. */
+  private retryIn(attempt: number, result: AttemptResult): number | null {
+    if (result.outcome === 'succeeded' || result.outcome === 'gone') return null;
+    const wait = this.config.retryScheduleMs[attempt - 1];
+    return wait === undefined ? null : Math.round(wait * (0.8 + 0.4 * Math.random()));
+  }
+
+  private flush(): Promise<void> {
+    this.flushTimer = null;
+    const batch = this.results.splice(0);
+    if (!batch.length) return this.flushing;
+    this.flushing = this.flushing.then(() => this.record(batch)).catch((err) => {
+      // The lease runs out and these deliveries are attempted again: at least once.
+      this.log.error({ err: (err as Error).message, attempts: batch.length }, 'webhooks: attempts could not be recorded; they will be retried');
+    });
+    return this.flushing;
+  }
+
+  private async record(batch: Recorded[]): Promise<void> {
+    const rows = batch.map((r) => ({
+      delivery_id: r.delivery.id, attempt: r.delivery.attempt, outcome: r.outcome, status: r.status, body: r.body, error: r.error,
+      duration_ms: r.durationMs, retry_in_ms: r.retryInMs, attempted_at: r.attemptedAt.toISOString(),
+    }));
+    await this.sql(`with r as (
+        select * from jsonb_to_recordset(?::jsonb) as r(delivery_id uuid, attempt int, outcome text, status int, body text,
+          error text, duration_ms int, retry_in_ms float8, attempted_at timestamptz)
+      ), attempts as (
+        insert into webhook_attempt (delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, outcome, response_status, response_body, error)
+        select r.delivery_id, d.endpoint_id, d.event_id, r.attempt, r.attempted_at, r.duration_ms, r.outcome, r.status, r.body, r.error
+        from r join webhook_delivery d on d.id = r.delivery_id
+      )
+      update webhook_delivery d set
+        status = case when r.outcome = 'succeeded' then 'succeeded' when r.retry_in_ms is null then 'failed' else 'pending' end,
+        next_attempt_at = case when r.retry_in_ms is null then d.next_attempt_at else clock_timestamp() + r.retry_in_ms * interval '1 millisecond' end,
+        finished_at = case when r.outcome = 'succeeded' or r.retry_in_ms is null then clock_timestamp() end
+      from r where d.id = r.delivery_id and d.attempts = r.attempt and d.status = 'pending'`, [JSON.stringify(rows)]);
+    await this.endpointStates(batch);
+  }
+
+  /** An endpoint's failing streak, and its disabling: by a 410, or after WEBHOOK_DISABLE_AFTER of failures only. */
+  private async endpointStates(batch: Recorded[]): Promise<void> {
+    const byEndpoint = new Map<string, Recorded[]>();
+    for (const r of batch) byEndpoint.set(r.delivery.endpoint_id, [...(byEndpoint.get(r.delivery.endpoint_id) ?? []), r]);
+    for (const [endpointId, results] of byEndpoint) {
+      const gone = results.find((r) => r.outcome === 'gone');
+      const succeeded = results.some((r) => r.outcome === 'succeeded');
+      const failingSince = results[0].delivery.failing_since;
+      if (gone) {
+        await this.disable(endpointId, 'gone', `The endpoint answered 410 Gone at ${formatTimestamp(gone.attemptedAt)}`);
+      } else if (succeeded) {
+        if (failingSince) await this.sql('update webhook_endpoint set failing_since = null where id = ?', [endpointId]);
+      } else if (!failingSince) {
+        await this.sql('update webhook_endpoint set failing_since = coalesce(failing_since, ?) where id = ?', [results[0].attemptedAt, endpointId]);
+      } else if (Date.now() - (parseTimestamp(failingSince)?.getTime() ?? Date.now()) >= this.config.disableAfterMs) {
+        await this.disable(endpointId, 'failing', `Every delivery failed since ${formatTimestamp(parseTimestamp(failingSince)!)}`);
+      }
+    }
+  }
+
+  private async disable(endpointId: string, reason: 'gone' | 'failing', text: string): Promise<void> {
+    const rows = await this.sql(`update webhook_endpoint set disabled_at = clock_timestamp(), disabled_reason = ?, updated_at = clock_timestamp()
+      where id = ? and disabled_at is null returning id`, [text, endpointId]);
+    if (rows.length) {
+      this.metrics.webhookEndpointsDisabled.inc({ reason });
+      this.log.warn({ endpoint: endpointId, reason: text }, 'webhooks: endpoint disabled');
+    }
+  }
+
+  /** The backlog gauges, and the pruning of what is past retention. Failures only wait for the next poll. */
+  private async housekeeping(): Promise<void> {
+    const now = Date.now();
+    try {
+      if (now - this.lastSample >= Math.max(this.config.pollIntervalMs, SAMPLE_MS)) {
+        this.lastSample = now;
+        const [row] = await this.sql<{ due: number; oldest: number | null }>(`select count(*)::int as due,
+            extract(epoch from clock_timestamp() - min(d.next_attempt_at))::float8 as oldest
+          from webhook_delivery d join webhook_endpoint ep on ep.id = d.endpoint_id and ep.disabled_at is null
+          where d.status = 'pending' and d.next_attempt_at <= clock_timestamp()`);
+        this.metrics.webhookDue.set(row.due);
+        this.metrics.webhookOldestDue.set(row.oldest ?? 0);
+      }
+      if (now - this.lastPrune >= PRUNE_MS) {
+        this.lastPrune = now;
+        await this.prune();
+      }
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'webhooks: housekeeping failed; trying again later');
+    }
+  }
+
+  /** Attempts, finished deliveries and their events past WEBHOOK_RETENTION; deliveries of disabled endpoints too. */
+  async prune(): Promise<void> {
+    const seconds = this.config.retentionMs / 1000;
+    await this.sql(`delete from webhook_attempt where attempted_at < clock_timestamp() - make_interval(secs => ?)`, [seconds]);
+    await this.sql(`delete from webhook_delivery d where d.created_at < clock_timestamp() - make_interval(secs => ?)
+      and (d.status <> 'pending' or exists (select 1 from webhook_endpoint ep where ep.id = d.endpoint_id and ep.disabled_at is not null))`, [seconds]);
+    await this.sql(`delete from webhook_event e where e.created_at < clock_timestamp() - make_interval(secs => ?)
+      and not exists (select 1 from webhook_delivery d where d.event_id = e.id)`, [seconds]);
+  }
+
+  /** Stops claiming; waits for the attempts in flight (each bounded by WEBHOOK_TIMEOUT) and writes their results. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    await this.flush();
+    this.sender.close();
+  }
+}

@@ -1,0 +1,85 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { WebhooksConfig } from '../../platform/config';
+import { TargetRefused, guardedLookup, literalRefusal } from './target';
+
+/** What an attempt came to, as webhook_attempt.outcome keeps it. */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'gone' | 'timeout' | 'unreachable' | 'refused';
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  status: number | null;
+  /** The first RESPONSE_PREFIX characters of the answer's body, for the attempts list. */
+  body: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** What is kept of an answer's body: enough to recognise an error page, not a store of the receiver's data. */
+export const RESPONSE_PREFIX = 512;
+/** What is read of an answer at most; a longer one is cut off (the connection is then not reused). */
+const READ_LIMIT = 64 * 1024;
+
+/**
+ * Sends one signed POST, following no redirect (a 3xx is a failure: a receiver that moved says so by changing its
+ * endpoint), within `timeoutMs` from connecting to the answer's last byte read. Keep-alive connections per process.
+ */
+export class WebhookSender {
+  private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly lookup;
+
+  constructor(private readonly config: WebhooksConfig) {
+    this.lookup = guardedLookup(config);
+    const options = { keepAlive: true, maxSockets: config.concurrency, lookup: this.lookup };
+    this.agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  }
+
+  send(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+    const started = performance.now();
+    const done = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
+    const refusal = literalRefusal(url, this.config);
+    if (refusal) return Promise.resolve(done({ outcome: 'refused', status: null, body: null, error: refusal }));
+    return new Promise((resolve) => {
+      const target = new URL(url);
+      const secure = target.protocol === 'https:';
+      const request = (secure ? https : http).request(target, {
+        method: 'POST',
+        agent: secure ? this.agents.https : this.agents.http,
+        lookup: this.lookup,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'TenderBFF-Webhooks/1' },
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      }, (response) => {
+        const chunks: Buffer[] = [];
+        let read = 0;
+        const finish = () => {
+          const status = response.statusCode ?? 0;
+          const text = Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_PREFIX);
+          const outcome: AttemptOutcome = status >= 200 && status < 300 ? 'succeeded' : status === 410 ? 'gone' : 'failed';
+          resolve(done({ outcome, status, body: text || null, error: outcome === 'failed' ? `answered ${status}` : null }));
+        };
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read <= READ_LIMIT) chunks.push(chunk);
+          else {
+            response.destroy();
+            finish();
+          }
+        });
+        response.on('end', finish);
+        response.on('error', () => finish());
+      });
+      request.on('error', (err: NodeJS.ErrnoException) => {
+        if (err instanceof TargetRefused) resolve(done({ outcome: 'refused', status: null, body: null, error: err.message }));
+        else if (err.name === 'TimeoutError' || err.name === 'AbortError') {
+          resolve(done({ outcome: 'timeout', status: null, body: null, error: `no complete answer within ${this.config.timeoutMs} ms` }));
+        } else resolve(done({ outcome: 'unreachable', status: null, body: null, error: err.code ?? err.message }));
+      });
+      request.end(body);
+    });
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}

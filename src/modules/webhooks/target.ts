@@ -1,0 +1,84 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { WebhooksConfig } from '../../platform/config';
+
+/**
+ * Where a webhook may be sent: never to this machine, the private network, link-local addresses (cloud metadata
+ * services live at 169.254.169.254) or other special ranges, unless WEBHOOK_ALLOWED_NETWORKS names them. Checked at
+ * creation, to refuse a URL at once, and at every connection through the socket's own DNS lookup, so that a name
+ * that later resolves elsewhere (DNS rebinding) is refused without a packet sent.
+ */
+
+/** ipaddr.js's name for the addresses of the public Internet; every other range is refused. */
+const PUBLIC = 'unicast';
+
+export class TargetRefused extends Error {}
+
+export function addressAllowed(address: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  // IPv4 written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is.
+  const ip = ipaddr.process(address);
+  if (config.allowedNetworks.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits))) return true;
+  return ip.range() === PUBLIC;
+}
+
+/** The URL's own problems, before any resolution: a message for the `url` field, or null. */
+export function urlProblem(raw: string, config: Pick<WebhooksConfig, 'httpsOnly'>): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (config.httpsOnly ? url.protocol !== 'https:' : !['http:', 'https:'].includes(url.protocol)) {
+    return config.httpsOnly ? 'must be an https:// URL' : 'must be an http:// or https:// URL';
+  }
+  if (url.username || url.password) return 'must not hold credentials';
+  return null;
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+/**
+ * For a URL whose host is an IP address (Node's connections skip the DNS lookup for those): why it is refused,
+ * or null. A name is judged by `guardedLookup` as the connection resolves it.
+ */
+export function literalRefusal(raw: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): string | null {
+  const host = hostOf(new URL(raw));
+  if (!ipaddr.isValid(host) || addressAllowed(host, config)) return null;
+  return `${host} is a private, loopback or reserved address`;
+}
+
+/** Resolves the URL's host as a connection would; throws TargetRefused when any address it gives is not allowed. */
+export async function checkTarget(raw: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): Promise<void> {
+  const host = hostOf(new URL(raw));
+  const addresses = ipaddr.isValid(host) ? [host] : await resolveAll(host);
+  const refused = addresses.find((a) => !addressAllowed(a, config));
+  if (refused !== undefined) throw new TargetRefused(`the host resolves to ${refused}, a private, loopback or reserved address`);
+}
+
+function resolveAll(host: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    dnsLookup(host, { all: true }, (err, addresses) => {
+      if (err) reject(new TargetRefused(`the host does not resolve (${err.code ?? err.message})`));
+      else resolve(addresses.map((a) => a.address));
+    });
+  });
+}
+
+/**
+ * A DNS lookup for http.request that refuses a name resolving to any address not allowed. Node skips the lookup
+ * for an IP literal: `checkTarget` covers those before the request.
+ */
+export function guardedLookup(config: Pick<WebhooksConfig, 'allowedNetworks'>): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0);
+      const refused = addresses.find((a) => !addressAllowed(a.address, config));
+      if (refused) return callback(new TargetRefused(`${hostname} resolves to ${refused.address}, a private, loopback or reserved address`), '', 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}

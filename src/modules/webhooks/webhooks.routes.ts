@@ -1,0 +1,114 @@
+import { Matches } from 'class-validator';
+import { Optional } from '../../platform/validation/rules';
+import { keyed, keyedList, route, type RouteDef } from '../../platform/rest/route';
+import { toRest } from '../../platform/rest/serialize';
+import { ref } from '../../platform/outputs/output';
+import { CreateWebhookInput, UpdateWebhookInput, WebhookAttemptParams, WebhookParams } from './webhook.input';
+import { Webhook, WebhookAttempt, WebhookEvent, WebhookSecret } from './webhook.output';
+import { MAX_ATTEMPTS_LISTED, WebhookService } from './webhook.service';
+
+const tag = 'Webhooks';
+const ONE = keyed('webhook', Webhook);
+const EVENT = keyed('event', WebhookEvent);
+const WITH_SECRET = ref(WebhookSecret);
+
+/** Query of the attempts list. */
+export class WebhookAttemptsQuery {
+  @Optional() @Matches(/^([1-9]\d?|100)$/, { message: `must be a whole number from 1 to ${MAX_ATTEMPTS_LISTED}` })
+  limit?: string;
+}
+
+/**
+ * Webhooks (issue 26, docs/webhooks.md): an extension beside the 35 operations, for an organization's
+ * Administrators. Deliveries are signed per Standard Webhooks; see the delivery loop (delivery.ts).
+ */
+export const webhookRoutes: RouteDef[] = [
+  route({
+    operationId: 'listWebhooks', method: 'get', prefix: 'svc', path: '/webhooks', tag,
+    summary: 'The webhook endpoints of the organizations where the caller is Administrator.',
+    success: { status: 200, description: '`{ webhooks }`, oldest first', schema: keyedList('webhooks', Webhook) },
+    async handler(sc) {
+      return { body: { webhooks: toRest(await new WebhookService(sc).list()) } };
+    },
+  }),
+  route({
+    operationId: 'createWebhook', method: 'post', prefix: 'svc', path: '/webhooks', tag,
+    summary: 'Creates an endpoint; the answer holds its signing secret, shown this once.',
+    description: 'The URL is checked at once (https:// in production; a host resolving to a private, loopback or link-local address is refused) and again at every delivery.',
+    body: CreateWebhookInput,
+    success: { status: 201, description: '`{ webhook, secret }`', schema: WITH_SECRET },
+    errors: [409],
+    async handler({ body, ...sc }) {
+      return { status: 201, body: toRest(await new WebhookService(sc).create(body)) };
+    },
+  }),
+  route({
+    operationId: 'getWebhook', method: 'get', prefix: 'svc', path: '/webhooks/:webhookId', tag,
+    summary: 'One endpoint, without its secret.',
+    params: WebhookParams,
+    success: { status: 200, description: '`{ webhook }`', schema: ONE },
+    async handler({ params, ...sc }) {
+      return { body: { webhook: toRest(await new WebhookService(sc).get(params.webhookId)) } };
+    },
+  }),
+  route({
+    operationId: 'updateWebhook', method: 'put', prefix: 'svc', path: '/webhooks/:webhookId', tag,
+    summary: 'Changes an endpoint\'s URL, event types or description, or enables or disables it; a field left out is unchanged.',
+    params: WebhookParams,
+    body: UpdateWebhookInput,
+    success: { status: 200, description: '`{ webhook }`', schema: ONE },
+    async handler({ params, body, ...sc }) {
+      return { body: { webhook: toRest(await new WebhookService(sc).update(params.webhookId, body)) } };
+    },
+  }),
+  route({
+    operationId: 'deleteWebhook', method: 'delete', prefix: 'svc', path: '/webhooks/:webhookId', tag,
+    summary: 'Deletes an endpoint, its pending deliveries and its attempts.',
+    params: WebhookParams,
+    success: { status: 204, description: 'No content' },
+    async handler({ params, ...sc }) {
+      await new WebhookService(sc).remove(params.webhookId);
+      return { status: 204, body: null };
+    },
+  }),
+  route({
+    operationId: 'rotateWebhookSecret', method: 'post', prefix: 'svc', path: '/webhooks/:webhookId/rotate-secret', tag,
+    summary: 'Gives the endpoint a new secret, shown this once; the previous one also signs for WEBHOOK_SECRET_OVERLAP (24 h).',
+    params: WebhookParams,
+    success: { status: 200, description: '`{ webhook, secret }`', schema: WITH_SECRET },
+    async handler({ params, ...sc }) {
+      return { body: toRest(await new WebhookService(sc).rotate(params.webhookId)) };
+    },
+  }),
+  route({
+    operationId: 'sendTestWebhook', method: 'post', prefix: 'svc', path: '/webhooks/:webhookId/test', tag,
+    summary: 'Queues a `webhook.test` event for this endpoint; its attempts are listed as any other.',
+    params: WebhookParams,
+    success: { status: 202, description: '`{ event }`: queued', schema: EVENT },
+    errors: [409],
+    async handler({ params, ...sc }) {
+      return { status: 202, body: { event: toRest(await new WebhookService(sc).sendTest(params.webhookId)) } };
+    },
+  }),
+  route({
+    operationId: 'listWebhookAttempts', method: 'get', prefix: 'svc', path: '/webhooks/:webhookId/attempts', tag,
+    summary: `The endpoint's latest delivery attempts, newest first (50, or \`limit\` up to ${MAX_ATTEMPTS_LISTED}); kept for WEBHOOK_RETENTION (30 days).`,
+    params: WebhookParams,
+    query: WebhookAttemptsQuery,
+    success: { status: 200, description: '`{ attempts }`', schema: keyedList('attempts', WebhookAttempt) },
+    async handler({ params, query, ...sc }) {
+      const attempts = await new WebhookService(sc).attempts(params.webhookId, query.limit ? Number(query.limit) : undefined);
+      return { body: { attempts: toRest(attempts) } };
+    },
+  }),
+  route({
+    operationId: 'redeliverWebhookAttempt', method: 'post', prefix: 'svc', path: '/webhooks/:webhookId/attempts/:attemptId/redeliver', tag,
+    summary: 'Sends the attempt\'s event to the endpoint again, now, with the same `webhook-id`.',
+    params: WebhookAttemptParams,
+    success: { status: 202, description: '`{ event }`: queued', schema: EVENT },
+    errors: [409],
+    async handler({ params, ...sc }) {
+      return { status: 202, body: { event: toRest(await new WebhookService(sc).redeliver(params.webhookId, params.attemptId)) } };
+    },
+  }),
+];
