@@ -39,7 +39,8 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, l
     },
     // rate_limit belongs to rate-limiter-flexible (src/platform/http/rate-limiters.ts), service_secret to file-url.ts's SQL,
     // the *_statistics tables to the triggers of Migration20261220000000_statistics.
-    schemaGenerator: { skipTables: ['rate_limit', 'service_secret', 'document_statistics', 'template_statistics', 'project_statistics', 'idempotency_key'] },
+    schemaGenerator: { skipTables: ['rate_limit', 'service_secret', 'document_statistics', 'template_statistics', 'project_statistics', 'idempotency_key',
+      'webhook_endpoint', 'webhook_event', 'webhook_delivery', 'webhook_attempt'] },
     pool: waits.pool,
     // jit off (in waits.connection): short OLTP and aggregate queries lose more to JIT compilation than they gain.
     driverOptions: {

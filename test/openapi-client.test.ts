@@ -40,8 +40,8 @@ describe('examples/rest (a client generated from the OpenAPI document with opena
     const documented = Object.entries(doc.paths).flatMap(([p, item]) => ['get', 'post', 'put', 'delete'].filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${p}`))
       .filter((op) => op !== 'POST /auth/token');
     const called = [...readFileSync(CLIENT, 'utf8').matchAll(/api\.(GET|POST|PUT|DELETE)\('([^']+)'/g)].map((m) => `${m[1]} ${m[2]}`);
-    // The 35 interface operations (#16 as two) and the two leveling paths of issue 13.
-    expect(documented).toHaveLength(38);
+    // The 35 interface operations (#16 as two), the two leveling paths of issue 13 and the nine webhook operations of issue 26.
+    expect(documented).toHaveLength(47);
     expect([...new Set(called)].sort()).toEqual(documented.sort());
   });
 
@@ -74,6 +74,7 @@ describe('examples/rest (a client generated from the OpenAPI document with opena
         tradeListId: DEMO_IDS.tradeLists.standard,
         tradeListTradeId: DEMO_IDS.tradeListTrades.standard['01'],
         siret: DEMO_SIRETS.shared,
+        webhookUrl: `${t.url}/webhook-sink`,
       }, checkedFetch);
       expect(read).toMatchObject({
         project: { id: DEMO_IDS.projects.residence, legacyId: expect.stringMatching(/^.{17}$/), manager: DEMO_USERS.architect, vat: 20 },
@@ -86,6 +87,7 @@ describe('examples/rest (a client generated from the OpenAPI document with opena
         roles: { removed: 204 },
         companies: { contacts: [2, 1] },
         credits: { scope: 'organization' },
+        webhooks: { listed: [`${t.url}/webhook-sink`], secret: 'whsec_', rotated: true, description: 'ERP', test: 'webhook.test', attempted: true, redelivered: true, enabled: true, deleted: 204 },
       });
     });
   });

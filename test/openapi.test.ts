@@ -47,9 +47,10 @@ describe('GET /api/svc/v1/openapi.json', () => {
     expect(operations).toHaveLength(36);
     expect(new Set(operations.map((op) => op['x-interface-operation'])).size).toBe(35);
     expect(operations.map((op) => op.operationId).sort()).toEqual(interfaceRoutes.map((r) => r.operationId).sort());
-    // Besides them: the token endpoint and the leveling extension (issue 13), nothing else.
+    // Besides them: the token endpoint, the leveling extension (issue 13) and the webhooks (issue 26), nothing else.
     expect(operationsOf(doc).filter((op) => op['x-interface-operation'] === undefined).map((op) => op.operationId).sort())
-      .toEqual(['getProjectLeveling', 'getTemplateLeveling', 'requestToken']);
+      .toEqual(['createWebhook', 'deleteWebhook', 'getProjectLeveling', 'getTemplateLeveling', 'getWebhook', 'listWebhookAttempts', 'listWebhooks',
+        'redeliverWebhookAttempt', 'requestToken', 'rotateWebhookSecret', 'sendTestWebhook', 'updateWebhook']);
     for (const op of operations) expect([op.operationId, /\d$/.test(op.operationId)]).toEqual([op.operationId, false]);
   });
 

@@ -37,6 +37,8 @@ export interface TourIds {
   tradeListId: string;
   tradeListTradeId: string;
   siret: string;
+  /** Where the tour's webhook endpoint points (its deliveries may fail: only their attempts are read). */
+  webhookUrl: string;
 }
 
 /**
@@ -147,5 +149,29 @@ export async function tour(baseUrl: string, accessToken: string, ids: TourIds, f
   // #35 credits
   const usage = ok(await api.GET('/api/v1/credits-usage', { params: { query: { organization_id: ids.organizationId } } })).credits_usage;
   read.credits = { scope: usage.scope.type, from: usage.from, organizations: usage.organizations.map((o) => o.total) };
+
+  // Webhooks (issue 26, an extension beside the interface)
+  const hook = ok(await api.POST('/api/svc/v1/webhooks', { body: { organization_id: ids.organizationId, url: ids.webhookUrl, event_types: ['contractor.answered'] } }));
+  const hooks = ok(await api.GET('/api/svc/v1/webhooks')).webhooks;
+  const webhook = { path: { webhookId: hook.webhook.id } };
+  const described = ok(await api.PUT('/api/svc/v1/webhooks/{webhookId}', { params: webhook, body: { description: 'ERP' } })).webhook;
+  const rotated = ok(await api.POST('/api/svc/v1/webhooks/{webhookId}/rotate-secret', { params: webhook }));
+  const testEvent = ok(await api.POST('/api/svc/v1/webhooks/{webhookId}/test', { params: webhook })).event;
+  // Delivered in the background: the attempt is listed once made.
+  let attempts = ok(await api.GET('/api/svc/v1/webhooks/{webhookId}/attempts', { params: { ...webhook, query: { limit: '10' } } })).attempts;
+  for (let i = 0; i < 100 && attempts.length === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    attempts = ok(await api.GET('/api/svc/v1/webhooks/{webhookId}/attempts', { params: webhook })).attempts;
+  }
+  if (!attempts.length) throw new Error('the test event was not attempted');
+  const again = ok(await api.POST('/api/svc/v1/webhooks/{webhookId}/attempts/{attemptId}/redeliver', {
+    params: { path: { webhookId: hook.webhook.id, attemptId: attempts[0].id } },
+  })).event;
+  const one = ok(await api.GET('/api/svc/v1/webhooks/{webhookId}', { params: webhook })).webhook;
+  const deletedHook = noContent(await api.DELETE('/api/svc/v1/webhooks/{webhookId}', { params: webhook }));
+  read.webhooks = {
+    listed: hooks.map((h) => h.url), secret: hook.secret.slice(0, 6), rotated: rotated.secret !== hook.secret, description: described.description,
+    test: testEvent.type, attempted: attempts[0].event_id === testEvent.id, redelivered: again.id === testEvent.id, enabled: one.enabled, deleted: deletedHook,
+  };
   return read;
 }

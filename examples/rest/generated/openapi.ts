@@ -632,6 +632,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/svc/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook endpoints of the organizations where the caller is Administrator.
+         * @description Every endpoint of every organization where the caller is Administrator, with its state: enabled or not, why delivery disabled it, since when its deliveries fail. Secrets are never listed.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Creates an endpoint; the answer holds its signing secret, shown this once.
+         * @description The URL is checked at once (https:// in production; a host resolving to a private, loopback or link-local address is refused) and again at every delivery.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One endpoint, without its secret.
+         * @description An endpoint of another organization answers 404, as an unknown one.
+         */
+        get: operations["getWebhook"];
+        /**
+         * Changes an endpoint's URL, event types or description, or enables or disables it; a field left out is unchanged.
+         * @description A new URL is checked as at creation. `enabled: true` clears the reason and the failing streak, and the deliveries still pending resume; `enabled: false` keeps queueing nothing for it.
+         */
+        put: operations["updateWebhook"];
+        post?: never;
+        /**
+         * Deletes an endpoint, its pending deliveries and its attempts.
+         * @description Its deliveries not yet made are dropped; events already delivered stay with the other endpoints.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/webhooks/{webhookId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's latest delivery attempts, newest first (50, or `limit` up to 100); kept for WEBHOOK_RETENTION (30 days).
+         * @description Each attempt with its outcome, the answer's status and the first 512 characters of its body, and how long it took.
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/webhooks/{webhookId}/attempts/{attemptId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends the attempt's event to the endpoint again, now, with the same `webhook-id`.
+         * @description The delivery is queued again now (its attempts go on counting), whether it succeeded, failed or is still waiting; 409 when the endpoint is disabled.
+         */
+        post: operations["redeliverWebhookAttempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gives the endpoint a new secret, shown this once; the previous one also signs for WEBHOOK_SECRET_OVERLAP (24 h).
+         * @description Deliveries carry two signatures (`v1,<new> v1,<previous>`) until the overlap ends, so a receiver can switch to the new secret at its own pace.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/svc/v1/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queues a `webhook.test` event for this endpoint; its attempts are listed as any other.
+         * @description The event (`webhook.test`, with the endpoint's and organization's ids) goes to this endpoint only, whatever event types it subscribed to; 409 when the endpoint is disabled.
+         */
+        post: operations["sendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/credits-usage": {
         parameters: {
             query?: never;
@@ -847,6 +979,13 @@ export interface components {
             name: string;
             number: string;
             short_name: string;
+        };
+        CreateWebhookInput: {
+            /** Format: uuid */
+            organization_id: string;
+            url: string;
+            event_types: ("contractor.invited" | "contractor.downloaded" | "contractor.intention_changed" | "contractor.answered" | "contractor.declined" | "template.created" | "template.closed" | "template.deleted" | "project.archived")[];
+            description?: string;
         };
         CreditsScope: {
             /**
@@ -1763,6 +1902,12 @@ export interface components {
             short_name: string;
             comment?: string;
         };
+        UpdateWebhookInput: {
+            url?: string;
+            event_types?: ("contractor.invited" | "contractor.downloaded" | "contractor.intention_changed" | "contractor.answered" | "contractor.declined" | "template.created" | "template.closed" | "template.deleted" | "project.archived")[];
+            description?: string;
+            enabled?: boolean;
+        };
         /** @description A user of an organization; `id` is the `sub` of their tokens */
         User: {
             /**
@@ -1812,6 +1957,136 @@ export interface components {
              */
             sent_at: string | null;
             files: components["schemas"]["VersionFile"][];
+        };
+        Webhook: {
+            /**
+             * Format: uuid
+             * @example 6f1c2a9e-3b7d-4c5e-9a1f-2d8e7b6c5a40
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example de000000-0000-4000-8000-000100000001
+             */
+            organization_id: string;
+            /** @example https://erp.example.com/hooks/tender */
+            url: string;
+            /** @example ERP: book retained offers */
+            description: string;
+            /**
+             * @example [
+             *       "contractor.answered",
+             *       "template.closed"
+             *     ]
+             */
+            event_types: ("contractor.invited" | "contractor.downloaded" | "contractor.intention_changed" | "contractor.answered" | "contractor.declined" | "template.created" | "template.closed" | "template.deleted" | "project.archived")[];
+            /**
+             * @description false once disabled, by its organization or by delivery (disabledReason says why)
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with microseconds
+             * @example null
+             */
+            disabled_at: string | null;
+            /**
+             * @description Why delivery disabled it: a 410 answer, or every delivery failing for days
+             * @example null
+             */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description Since when every attempt failed; null after a success
+             * @example null
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation also signs
+             * @example null
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with microseconds
+             * @example 2026-11-27T09:00:00.000000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with microseconds
+             * @example 2026-11-27T09:00:00.000000Z
+             */
+            updated_at: string;
+        };
+        WebhookAttempt: {
+            /**
+             * Format: uuid
+             * @example a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event, sent as `webhook-id`: the same on every attempt
+             * @example 0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e
+             */
+            event_id: string;
+            /** @example contractor.answered */
+            event_type: string;
+            /**
+             * @description 1 for the first attempt of this delivery
+             * @example 1
+             */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with microseconds
+             * @example 2026-11-27T09:00:01.250000Z
+             */
+            attempted_at: string;
+            /**
+             * @description succeeded (2xx), failed (another status), gone (410: endpoint disabled), timeout, unreachable, refused (address not allowed)
+             * @example succeeded
+             * @enum {string}
+             */
+            outcome: "succeeded" | "failed" | "gone" | "timeout" | "unreachable" | "refused";
+            /** @example 200 */
+            response_status: number | null;
+            /**
+             * @description The first 512 characters of the answer's body
+             * @example null
+             */
+            response_body: string | null;
+            /** @example null */
+            error: string | null;
+            /** @example 42 */
+            duration_ms: number;
+        };
+        WebhookEvent: {
+            /**
+             * Format: uuid
+             * @description Sent as `webhook-id`
+             * @example 0b9d8c7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e
+             */
+            id: string;
+            /** @example webhook.test */
+            type: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with microseconds
+             * @example 2026-11-27T09:00:00.000000Z
+             */
+            created_at: string;
+        };
+        WebhookSecret: {
+            webhook: components["schemas"]["Webhook"];
+            /**
+             * @description Standard Webhooks secret (`whsec_` and base64) that signs every delivery
+             * @example whsec_MfKQ9r8GKYqrTZjUPD8ILPZ8cL8H8Yb8
+             */
+            secret: string;
         };
     };
     responses: {
@@ -3869,6 +4144,413 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ webhooks }`, oldest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description `{ webhook, secret }` */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ webhook }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description `{ webhook }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                limit?: string;
+            };
+            header?: {
+                /** @description The `X-Consistency-Token` of an earlier write: this read sees at least what that write committed, wherever it runs (a replica that has not applied it yet is not used). Malformed: 400 */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ attempts }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: components["schemas"]["WebhookAttempt"][];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookAttempt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                attemptId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ event }`: queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        event: components["schemas"]["WebhookEvent"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ webhook, secret }` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: any 1-255 visible ASCII characters, unique per request (a UUID). The first answer is kept for 24 hours with the write itself; the same request sent again with the key gets that answer (`Idempotent-Replayed: true`) and writes nothing; another request with the same key gets 422; a retry while the first still runs gets 409 with `Retry-After`. A request refused (4xx) or failed (5xx) keeps nothing: retry it with the same key */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ event }`: queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Consistency-Token": components["headers"]["X-Consistency-Token"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        event: components["schemas"]["WebhookEvent"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["UriTooLong"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

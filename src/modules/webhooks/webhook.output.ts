@@ -13,7 +13,7 @@ export class Webhook {
   @Field(() => ID) @Rest({ example: DEMO_IDS.organizations.atelierDemo }) organizationId!: string;
   @Field() @Rest({ example: 'https://erp.example.com/hooks/tender' }) url!: string;
   @Field() @Rest({ example: 'ERP: book retained offers' }) description!: string;
-  @Field(() => [String]) @Rest({ schema: { items: { enum: [...WEBHOOK_EVENT_TYPES] } }, example: ['contractor.answered', 'template.closed'] }) eventTypes!: string[];
+  @Field(() => [String]) @Rest({ schema: { enum: [...WEBHOOK_EVENT_TYPES] }, example: ['contractor.answered', 'template.closed'] }) eventTypes!: string[];
   @Field({ description: 'false once disabled, by its organization or by delivery (disabledReason says why)' }) @Rest({ example: true }) enabled!: boolean;
   @Field(() => Date, { nullable: true }) @Rest({ example: null }) disabledAt!: Date | null;
   @Field(() => String, { nullable: true, description: 'Why delivery disabled it: a 410 answer, or every delivery failing for days' })

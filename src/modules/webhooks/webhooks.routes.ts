@@ -26,6 +26,7 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'listWebhooks', method: 'get', prefix: 'svc', path: '/webhooks', tag,
     summary: 'The webhook endpoints of the organizations where the caller is Administrator.',
+    description: 'Every endpoint of every organization where the caller is Administrator, with its state: enabled or not, why delivery disabled it, since when its deliveries fail. Secrets are never listed.',
     success: { status: 200, description: '`{ webhooks }`, oldest first', schema: keyedList('webhooks', Webhook) },
     async handler(sc) {
       return { body: { webhooks: toRest(await new WebhookService(sc).list()) } };
@@ -45,6 +46,7 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'getWebhook', method: 'get', prefix: 'svc', path: '/webhooks/:webhookId', tag,
     summary: 'One endpoint, without its secret.',
+    description: 'An endpoint of another organization answers 404, as an unknown one.',
     params: WebhookParams,
     success: { status: 200, description: '`{ webhook }`', schema: ONE },
     async handler({ params, ...sc }) {
@@ -54,6 +56,7 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'updateWebhook', method: 'put', prefix: 'svc', path: '/webhooks/:webhookId', tag,
     summary: 'Changes an endpoint\'s URL, event types or description, or enables or disables it; a field left out is unchanged.',
+    description: 'A new URL is checked as at creation. `enabled: true` clears the reason and the failing streak, and the deliveries still pending resume; `enabled: false` keeps queueing nothing for it.',
     params: WebhookParams,
     body: UpdateWebhookInput,
     success: { status: 200, description: '`{ webhook }`', schema: ONE },
@@ -64,6 +67,7 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'deleteWebhook', method: 'delete', prefix: 'svc', path: '/webhooks/:webhookId', tag,
     summary: 'Deletes an endpoint, its pending deliveries and its attempts.',
+    description: 'Its deliveries not yet made are dropped; events already delivered stay with the other endpoints.',
     params: WebhookParams,
     success: { status: 204, description: 'No content' },
     async handler({ params, ...sc }) {
@@ -74,6 +78,7 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'rotateWebhookSecret', method: 'post', prefix: 'svc', path: '/webhooks/:webhookId/rotate-secret', tag,
     summary: 'Gives the endpoint a new secret, shown this once; the previous one also signs for WEBHOOK_SECRET_OVERLAP (24 h).',
+    description: 'Deliveries carry two signatures (`v1,<new> v1,<previous>`) until the overlap ends, so a receiver can switch to the new secret at its own pace.',
     params: WebhookParams,
     success: { status: 200, description: '`{ webhook, secret }`', schema: WITH_SECRET },
     async handler({ params, ...sc }) {
@@ -83,6 +88,7 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'sendTestWebhook', method: 'post', prefix: 'svc', path: '/webhooks/:webhookId/test', tag,
     summary: 'Queues a `webhook.test` event for this endpoint; its attempts are listed as any other.',
+    description: 'The event (`webhook.test`, with the endpoint\'s and organization\'s ids) goes to this endpoint only, whatever event types it subscribed to; 409 when the endpoint is disabled.',
     params: WebhookParams,
     success: { status: 202, description: '`{ event }`: queued', schema: EVENT },
     errors: [409],
@@ -93,6 +99,7 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'listWebhookAttempts', method: 'get', prefix: 'svc', path: '/webhooks/:webhookId/attempts', tag,
     summary: `The endpoint's latest delivery attempts, newest first (50, or \`limit\` up to ${MAX_ATTEMPTS_LISTED}); kept for WEBHOOK_RETENTION (30 days).`,
+    description: 'Each attempt with its outcome, the answer\'s status and the first 512 characters of its body, and how long it took.',
     params: WebhookParams,
     query: WebhookAttemptsQuery,
     success: { status: 200, description: '`{ attempts }`', schema: keyedList('attempts', WebhookAttempt) },
@@ -104,6 +111,7 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'redeliverWebhookAttempt', method: 'post', prefix: 'svc', path: '/webhooks/:webhookId/attempts/:attemptId/redeliver', tag,
     summary: 'Sends the attempt\'s event to the endpoint again, now, with the same `webhook-id`.',
+    description: 'The delivery is queued again now (its attempts go on counting), whether it succeeded, failed or is still waiting; 409 when the endpoint is disabled.',
     params: WebhookAttemptParams,
     success: { status: 202, description: '`{ event }`: queued', schema: EVENT },
     errors: [409],

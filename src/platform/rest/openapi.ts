@@ -131,6 +131,7 @@ const TAGS = [
   { name: 'Companies', description: 'Contractor companies by SIRET (internal, #33-#34)' },
   { name: 'Credits', description: 'Credits consumed by invitations (#35)' },
   { name: 'Leveling', description: 'Bid leveling: every lot\'s offers side by side (an extension beside the interface, docs/leveling.md)' },
+  { name: 'Webhooks', description: 'Endpoints that receive the organization\'s events, signed per Standard Webhooks (an extension beside the interface, docs/webhooks.md)' },
   { name: 'Authentication', description: 'The development identity provider\'s token endpoint (decisions.md section 3)' },
 ];
 
