@@ -31,8 +31,12 @@ interface Recorded extends AttemptResult {
   retryInMs: number | null;
 }
 
-/** Beyond the attempt's own bound, how long a claim keeps other instances off before it counts as abandoned. */
-const LEASE_MARGIN_MS = 60000;
+/**
+ * Beyond the attempt's own bound (WEBHOOK_TIMEOUT), how long a claim keeps other instances off before it counts as
+ * abandoned (an instance killed in the middle): its result is written within this margin. A claim that waited for
+ * its organization's pace longer than half of it is renewed before the attempt, or dropped if another instance took it.
+ */
+export const LEASE_MARGIN_MS = 5000;
 /** Results are written together: one statement per this many milliseconds of answers, not one per answer. */
 const FLUSH_MS = 20;
 /** The backlog gauges are sampled at most this often. */
@@ -129,8 +133,11 @@ export class WebhookDelivery {
     if (claimed.length && !this.drained) void this.pump();
   }
 
+  private get leaseSeconds(): number {
+    return (this.config.timeoutMs + LEASE_MARGIN_MS) / 1000;
+  }
+
   private claim(limit: number): Promise<Claimed[]> {
-    const leaseSeconds = (this.config.timeoutMs + LEASE_MARGIN_MS) / 1000;
     return this.sql<Claimed>(`with due as (
         select d.id from webhook_delivery d
         where d.status = 'pending' and d.next_attempt_at <= clock_timestamp()
@@ -143,7 +150,7 @@ export class WebhookDelivery {
       returning d.id, d.attempts as attempt, e.id as event_id, e.type, e.payload::text as body,
         extract(epoch from e.created_at)::float8 as created_epoch, ep.id as endpoint_id, ep.organization_id, ep.url, ep.secret,
         case when ep.previous_secret_expires_at > clock_timestamp() then ep.previous_secret end as previous_secret, ep.failing_since`,
-    [limit, leaseSeconds]);
+    [limit, this.leaseSeconds]);
   }
 
   /** The `webhook-*` headers of Standard Webhooks; during a rotation, one signature per secret. */
@@ -159,7 +166,13 @@ export class WebhookDelivery {
 
   private async attempt(delivery: Claimed): Promise<void> {
     try {
+      const waitFrom = Date.now();
       await this.pace.removeTokens(1, delivery.organization_id);
+      if (Date.now() - waitFrom > LEASE_MARGIN_MS / 2) {
+        const renewed = await this.sql(`update webhook_delivery set next_attempt_at = clock_timestamp() + make_interval(secs => ?)
+          where id = ? and attempts = ? and status = 'pending' returning id`, [this.leaseSeconds, delivery.id, delivery.attempt]);
+        if (!renewed.length) return;
+      }
       const attemptedAt = new Date();
       const result = await this.sender.send(delivery.url, this.headers(delivery), delivery.body);
       this.metrics.webhookAttempts.inc({ outcome: result.outcome });
