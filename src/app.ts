@@ -53,6 +53,8 @@ export interface App {
   lifecycle: Lifecycle;
   /** GraphQL subscriptions over WebSocket: takes the HTTP server's upgrades (listen), closes its sockets. */
   subscriptions: SubscriptionServer;
+  /** This instance's webhook delivery loop; null under WEBHOOK_DELIVERY=false. */
+  webhooks: WebhookDelivery | null;
   /**
    * Releases what the app holds besides the database (GraphQL server, change listener, key caches, readiness
    * connection).
@@ -175,6 +177,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     metrics,
     lifecycle,
     subscriptions,
+    webhooks,
     stop: async () => {
       await graphql.stop();
       await webhooks?.stop();

@@ -69,6 +69,19 @@ describe('delivery', () => {
     expect(() => verified(`whsec_${Buffer.alloc(24, 1).toString('base64')}`, delivery)).toThrow();
   });
 
+  it('lets an endpoint that fails recover: a success clears its failing streak', async () => {
+    const { id } = await createWebhook('/recovering', ['contractor.answered']);
+    receiver.answer = (path, nth) => (path === '/recovering' && nth === 1 ? 502 : 200);
+    await insertVersion(DOC.residencePlomberieLefevre, 'ANSWERED', 100);
+    await receiver.until(() => receiver.at('/recovering').length === 2);
+    let webhook: Record<string, unknown> = { failing_since: 'unknown' };
+    for (let i = 0; i < 40 && webhook.failing_since !== null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      webhook = (await request(t.url, 'GET', `/api/svc/v1/webhooks/${id}`, { token: architect })).body.webhook;
+    }
+    expect(webhook).toMatchObject({ enabled: true, failing_since: null });
+  });
+
   it('sends the same webhook-id on every retry: 500 three times, then 200, is four attempts of one event', async () => {
     const { id, secret } = await createWebhook('/flaky', ['contractor.declined']);
     receiver.answer = (path, nth) => (path === '/flaky' && nth <= 3 ? 500 : 200);
@@ -120,6 +133,23 @@ describe('delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.at('/gone')).toHaveLength(1);
     expect((await attemptsOf(id)).map((a) => a.outcome)).toEqual(['gone']);
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toMatch(/^webhook_endpoints_disabled_total\{reason="gone"\} 1$/m);
+    expect(metrics).toMatch(/^webhook_attempts_total\{outcome="gone"\} 1$/m);
+  });
+
+  it('disables an endpoint whose deliveries all failed for WEBHOOK_DISABLE_AFTER (5 days), and says since when', async () => {
+    const { id } = await createWebhook('/failing', ['contractor.declined']);
+    receiver.answer = (path) => (path === '/failing' ? 500 : 200);
+    await queryRows(t.databaseUrl, `update webhook_endpoint set failing_since = now() - interval '5 days 1 minute' where id = $1`, [id]);
+    await insertVersion(DOC.schoolMenuiserieDurandRenovation, 'DECLINED');
+    let webhook: Record<string, unknown> = {};
+    for (let i = 0; i < 50 && webhook.enabled !== false; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      webhook = (await request(t.url, 'GET', `/api/svc/v1/webhooks/${id}`, { token: architect })).body.webhook;
+    }
+    expect(webhook).toMatchObject({ enabled: false, disabled_reason: expect.stringMatching(/^Every delivery failed since \d{4}-/) });
+    expect(receiver.at('/failing')).toHaveLength(1);
   });
 
   it('signs with both secrets during a rotation: a receiver holding either verifies', async () => {
@@ -149,20 +179,42 @@ describe('delivery', () => {
     expect(got).toEqual([expect.objectContaining({ document_id: DOC.sudCharpenteVercors, amount: 4000 })]);
   });
 
-  it('reports invitations, archiving and template changes made through the API', async () => {
-    const { secret } = await createWebhook('/lifecycle', ['contractor.invited', 'project.archived', 'template.created', 'template.deleted']);
+  it('reports each event type, whoever writes: the API (invitation, template added and deleted, archive) or SQL', async () => {
+    const { secret } = await createWebhook('/lifecycle', ['contractor.invited', 'contractor.intention_changed', 'contractor.downloaded',
+      'template.created', 'template.closed', 'template.deleted', 'project.archived']);
     const project = DEMO_IDS.projects.school;
     const invited = await request(t.url, 'POST', `/api/svc/v1/projects/${project}/templates/${DEMO_IDS.templates.schoolMenuiseries}/contractors`, {
       token: architect, body: { contractors: [{ name: 'Menuiserie Nouvelle', email: 'webhooks-invite@example.test' }] },
     });
     expect(invited.status).toBe(201);
-    const archived = await request(t.url, 'PUT', `/api/svc/v1/projects/${project}/archive`, { token: architect });
-    expect(archived.status).toBe(200);
-    await receiver.until(() => receiver.at('/lifecycle').length >= 2);
-    const types = receiver.at('/lifecycle').map((d) => verified(secret, d));
-    expect(types.map((e) => e.type).sort()).toEqual(['contractor.invited', 'project.archived']);
-    expect(types.find((e) => e.type === 'project.archived')!.data).toMatchObject({ project_id: project, archived_at: expect.stringMatching(TIMESTAMP) });
-    expect(types.find((e) => e.type === 'contractor.invited')!.data).toMatchObject({ project_id: project, template_id: DEMO_IDS.templates.schoolMenuiseries });
+    const added = await request(t.url, 'POST', `/api/svc/v1/projects/${project}/templates`, {
+      token: architect, body: { trade_id: DEMO_IDS.projectTrades.school['05'], budget: 1500 },
+    });
+    expect(added.status).toBe(201);
+    const templateId = added.body.template.id as string;
+    expect((await request(t.url, 'DELETE', `/api/svc/v1/projects/${project}/templates/${templateId}`, { token: architect })).status).toBe(204);
+    // The contractor portal's writes, as SQL.
+    const newcomer = invited.body.documents[0].id as string;
+    await queryRows(t.databaseUrl, `update document set intention = 'NO', dce_downloaded_at = now() where id = $1`, [newcomer]);
+    await queryRows(t.databaseUrl, 'update template set closed_at = now() where id = $1', [DEMO_IDS.templates.schoolDemolition]);
+    expect((await request(t.url, 'PUT', `/api/svc/v1/projects/${project}/archive`, { token: architect })).status).toBe(200);
+
+    await receiver.until(() => receiver.at('/lifecycle').length >= 7).catch((err) => {
+      throw new Error(`${err.message}: ${receiver.at('/lifecycle').map((d) => verified(secret, d).type).join(', ')}`);
+    });
+    const events = receiver.at('/lifecycle').map((d) => verified(secret, d));
+    const byType = Object.fromEntries(events.map((e) => [e.type, e.data]));
+    expect(Object.keys(byType).sort()).toEqual(['contractor.downloaded', 'contractor.intention_changed', 'contractor.invited',
+      'project.archived', 'template.closed', 'template.created', 'template.deleted']);
+    expect(byType['contractor.invited']).toMatchObject({ project_id: project, template_id: DEMO_IDS.templates.schoolMenuiseries });
+    expect(byType['template.created']).toMatchObject({ project_id: project, template_id: templateId, budget: 1500 });
+    expect(byType['template.deleted']).toMatchObject({ project_id: project, template_id: templateId });
+    expect(byType['contractor.intention_changed']).toMatchObject({ document_id: newcomer, intention: 'NO', previous_intention: null });
+    expect(byType['contractor.downloaded']).toMatchObject({ document_id: newcomer, downloaded_at: expect.stringMatching(TIMESTAMP) });
+    expect(byType['template.closed']).toMatchObject({
+      template_id: DEMO_IDS.templates.schoolDemolition, closed_at: expect.stringMatching(TIMESTAMP), stats: expect.objectContaining({ contractors: expect.any(Number) }),
+    });
+    expect(byType['project.archived']).toMatchObject({ project_id: project, archived_at: expect.stringMatching(TIMESTAMP) });
   });
 
   it('sends a test event on request, and redelivers an attempt\'s event with the same webhook-id', async () => {
@@ -184,5 +236,42 @@ describe('delivery', () => {
     const [first, second] = receiver.at('/test-events');
     expect(second.id).toBe(first.id);
     expect(second.id).toBe(sent.body.event.id);
+  });
+});
+
+describe('limits and retention', () => {
+  it('paces the attempts to one organization\'s endpoints (WEBHOOK_MAX_ATTEMPTS_PER_SECOND)', async () => {
+    const paced = await startTestApp({ WEBHOOK_MAX_ATTEMPTS_PER_SECOND: '4', WEBHOOK_POLL_INTERVAL: '25ms' });
+    try {
+      const token = await tokenFor(paced.url, 'architect@demo.test');
+      const res = await request(paced.url, 'POST', '/api/svc/v1/webhooks', {
+        token, body: { organization_id: ORG.atelierDemo, url: `${receiver.url}/paced`, event_types: ['contractor.answered'] },
+      });
+      expect(res.status).toBe(201);
+      await queryRows(paced.databaseUrl, `insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, sent_at)
+        select gen_random_uuid(), now(), now(), $1, g, 'ANSWERED', g, now() from generate_series(100, 111) g`, [DOC.residenceGoMoreau]);
+      await receiver.until(() => receiver.at('/paced').length === 12);
+      const times = receiver.at('/paced').map((r) => r.at);
+      // 4 per second: the 12 attempts span at least two full windows after the first.
+      expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(1900);
+    } finally {
+      await paced.close();
+    }
+  });
+
+  it('prunes attempts, finished deliveries and their events past WEBHOOK_RETENTION, and keeps what is pending', async () => {
+    const { id } = await createWebhook('/pruned', ['contractor.answered']);
+    const rows = async () => (await queryRows<{ status: string }>(t.databaseUrl, 'select status from webhook_delivery where endpoint_id = $1 order by status', [id])).map((r) => r.status);
+    await queryRows(t.databaseUrl, `with e as (insert into webhook_event (organization_id, type, payload, created_at)
+        select $1, 'contractor.answered', '{}'::jsonb, now() - interval '31 days' from generate_series(1, 2) returning id),
+      d as (insert into webhook_delivery (event_id, endpoint_id, status, created_at, finished_at, next_attempt_at)
+        select e.id, $2, s.status, now() - interval '31 days', case when s.status = 'succeeded' then now() - interval '31 days' end, now() + interval '1 day'
+        from (select id, row_number() over () as n from e) e join (values (1, 'succeeded'), (2, 'pending')) s(n, status) on s.n = e.n returning id, event_id)
+      insert into webhook_attempt (delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, outcome)
+        select d.id, $2, d.event_id, 1, now() - interval '31 days', 5, 'failed' from d`, [ORG.atelierDemo, id]);
+    expect(await rows()).toEqual(['pending', 'succeeded']);
+    await t.app.webhooks!.prune();
+    expect(await rows()).toEqual(['pending']);
+    expect(await queryRows(t.databaseUrl, 'select 1 from webhook_attempt where endpoint_id = $1', [id])).toEqual([]);
   });
 });
