@@ -151,4 +151,24 @@ describe('configuration', () => {
     expect(() => loadConfig({ SUBSCRIPTIONS_MAX_PER_CONNECTION: '0' })).toThrow('SUBSCRIPTIONS_MAX_PER_CONNECTION must be a whole number from 1 to 1000, got "0"');
     expect(() => loadConfig({ SUBSCRIPTIONS_COALESCE_MS: 'fast' })).toThrow(ConfigError);
   });
+
+  it('webhooks: a 10 s bound, retries over about three days, loopback allowed and http accepted outside production only', () => {
+    const dev = loadConfig({}).webhooks;
+    expect(dev).toMatchObject({ deliver: true, timeoutMs: 10000, disableAfterMs: 5 * 86400e3, retentionMs: 30 * 86400e3, httpsOnly: false, secretOverlapMs: 86400e3 });
+    const retries = dev.retryScheduleMs.reduce((a, b) => a + b, 0);
+    expect(dev.retryScheduleMs).toHaveLength(9);
+    expect(retries / 86400e3).toBeGreaterThan(2.5);
+    expect(retries / 86400e3).toBeLessThan(3.5);
+    expect(dev.allowedNetworks.map(([net, bits]) => `${net.toString()}/${bits}`)).toEqual(['127.0.0.0/8', '::1/128']);
+    const prod = loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'a-token-of-sixteen-chars' }).webhooks;
+    expect(prod).toMatchObject({ httpsOnly: true, allowedNetworks: [] });
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms,1s,2m', WEBHOOK_TIMEOUT: '2s' }).webhooks).toMatchObject({ retryScheduleMs: [100, 1000, 120000], timeoutMs: 2000 });
+  });
+
+  it('webhooks: refuses a duration, a schedule or a network that is not one, with one line naming the variable', () => {
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT: '10' })).toThrow(/^WEBHOOK_TIMEOUT must be a duration such as 500ms, 5s/);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5s,,1m' })).toThrow(/^WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations/);
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0' })).toThrow(/^WEBHOOK_ALLOWED_NETWORKS must be none or a comma-separated list of networks/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT: '2m' })).toThrow(ConfigError);
+  });
 });

@@ -41,6 +41,8 @@ export const LEASE_MARGIN_MS = 5000;
 const FLUSH_MS = 20;
 /** The backlog gauges are sampled at most this often. */
 const SAMPLE_MS = 10000;
+/** At shutdown, how long attempts in flight are waited for; the others are left to their lease (attempted again). */
+const STOP_WAIT_MS = 2000;
 /** Finished rows past retention are deleted this often by each instance (idempotent, cheap with the indexes). */
 const PRUNE_MS = 3600000;
 
@@ -65,6 +67,8 @@ export class WebhookDelivery {
   /** A claim found fewer due deliveries than it asked for: completions do not claim again until woken. */
   private drained = false;
   private stopped = true;
+  /** Stopped and its results written: what still finishes is left to its lease. */
+  private closed = false;
   private results: Recorded[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -175,6 +179,7 @@ export class WebhookDelivery {
       }
       const attemptedAt = new Date();
       const result = await this.sender.send(delivery.url, this.headers(delivery), delivery.body);
+      if (this.closed) return;
       this.metrics.webhookAttempts.inc({ outcome: result.outcome });
       if (result.outcome === 'succeeded') {
         this.metrics.webhookEventsDelivered.inc({ type: delivery.type });
@@ -288,13 +293,24 @@ export class WebhookDelivery {
       and not exists (select 1 from webhook_delivery d where d.event_id = e.id)`, [seconds]);
   }
 
-  /** Stops claiming; waits for the attempts in flight (each bounded by WEBHOOK_TIMEOUT) and writes their results. */
+  /**
+   * Stops claiming; waits a little for the attempts in flight and writes their results. One still running when the
+   * process exits is attempted again once its lease runs out (at least once), rather than holding the shutdown.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearTimeout(this.pollTimer);
-    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.inFlight > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.idle.push(resolve)),
+        new Promise<void>((resolve) => { timer = setTimeout(resolve, STOP_WAIT_MS); }),
+      ]);
+      clearTimeout(timer);
+    }
     if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.flush();
+    this.closed = true;
     this.sender.close();
   }
 }
