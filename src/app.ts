@@ -3,7 +3,7 @@ import Koa from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './platform/config';
-import { acceptsLogin, probePool, type DatabaseRoutes } from './platform/database/database';
+import { acceptsLogin, backgroundPool, probePool, type DatabaseRoutes } from './platform/database/database';
 import { compression, conditionalGet, entityTags, serializeJsonOnce } from './platform/http/caching';
 import { answerClientErrors } from './platform/http/client-error';
 import { corsMiddleware } from './platform/http/cors.middleware';
@@ -121,7 +121,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ? () => Promise.all([directProbes.query('select 1'), acceptsLogin(database.url, config.readinessTimeoutMs)])
     : () => probes.query('select 1');
   // Webhooks from the outbox, by every instance that delivers (docs/webhooks.md).
-  const webhooks = config.webhooks.deliver ? new WebhookDelivery(orm, config.webhooks, log, metrics) : null;
+  const webhookPool = config.webhooks.deliver ? backgroundPool(database.url, config.database, 'webhooks') : null;
+  const webhooks = webhookPool ? new WebhookDelivery(webhookPool, config.webhooks, log, metrics) : null;
   const listener = new ChangeListener({
     url: database.directUrl,
     connectTimeoutMs: config.database.connectTimeoutMs,
@@ -181,6 +182,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     stop: async () => {
       await graphql.stop();
       await webhooks?.stop();
+      await webhookPool?.end();
       await feed.stop();
       await listener.stop();
       await router?.stop();

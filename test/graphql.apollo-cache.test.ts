@@ -10,6 +10,7 @@ import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { queryRows } from './support/databases';
+import { request } from './support/http';
 import { eventually } from './support/subscriptions';
 import { demoRootArguments } from './support/crawl-arguments';
 import { crawl, idsUnderSeveralTypenames, introspect } from './support/schema-crawl';
@@ -204,7 +205,17 @@ describe('Mutation.archiveProject through the cache', () => {
 
 describe('a crawl of every query the schema offers', () => {
   it('finds no id under two __typenames, over every Query field and every object type that has an id', async () => {
-    const result = await crawl(t.url, token, { rootArguments: demoRootArguments() });
+    // The demo data holds no webhook endpoint: one, with an attempt (its test event, answered 404 by the service).
+    const created = await request(t.url, 'POST', '/api/svc/v1/webhooks', {
+      token, body: { organization_id: DEMO_IDS.organizations.atelierDemo, url: `${t.url}/webhook-sink`, event_types: ['contractor.answered'] },
+    });
+    const webhookId = created.body.webhook.id as string;
+    await request(t.url, 'POST', `/api/svc/v1/webhooks/${webhookId}/test`, { token });
+    await eventually(async () => (await request(t.url, 'GET', `/api/svc/v1/webhooks/${webhookId}/attempts`, { token })).body.attempts.length > 0, 'an attempt');
+    const args = demoRootArguments();
+    args.webhook.push({ id: webhookId });
+    args.webhookAttempts.push({ webhookId });
+    const result = await crawl(t.url, token, { rootArguments: args });
     expect(idsUnderSeveralTypenames(result)).toEqual([]);
 
     const schema = await introspect(t.url, token);

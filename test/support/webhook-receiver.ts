@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { request } from './http';
 
 /** One POST the receiver got: its Standard Webhooks headers and its raw body. */
 export interface Received {
@@ -73,4 +74,13 @@ export class WebhookReceiver {
 /** Verifies a delivery with the specification's own library; returns the parsed payload (throws when it does not verify). */
 export function verified(secret: string, r: Received): { type: string; timestamp: string; data: Record<string, unknown> } {
   return new Webhook(secret).verify(r.body, { 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature }) as never;
+}
+
+/** Registers an endpoint through REST, as an organization's Administrator does; its id and its secret. */
+export async function registerWebhook(baseUrl: string, token: string, endpoint: { organizationId: string; url: string; eventTypes: string[] }): Promise<{ id: string; secret: string }> {
+  const res = await request(baseUrl, 'POST', '/api/svc/v1/webhooks', {
+    token, body: { organization_id: endpoint.organizationId, url: endpoint.url, event_types: endpoint.eventTypes },
+  });
+  if (res.status !== 201) throw new Error(`webhook not created: ${res.status} ${res.text}`);
+  return { id: res.body.webhook.id, secret: res.body.secret };
 }

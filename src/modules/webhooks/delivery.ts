@@ -1,11 +1,11 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
 import { Webhook } from 'standardwebhooks';
 import type { WebhooksConfig } from '../../platform/config';
 import type { Metrics } from '../../platform/metrics';
 import { WebhookSender, type AttemptResult } from './send';
-import { formatTimestamp, parseTimestamp } from '../../platform/values/time';
+import { formatTimestamp } from '../../platform/values/time';
 
 /** A delivery claimed by this instance: one attempt to make. */
 interface Claimed {
@@ -14,14 +14,14 @@ interface Claimed {
   event_id: string;
   type: string;
   body: string;
-  /** Seconds since 1970, as PostgreSQL's text. */
-  created_epoch: string;
+  /** Seconds since 1970. */
+  created_epoch: number;
   endpoint_id: string;
   organization_id: string;
   url: string;
   secret: string;
   previous_secret: string | null;
-  failing_since: string | null;
+  failing_since: Date | null;
 }
 
 interface Recorded extends AttemptResult {
@@ -78,7 +78,8 @@ export class WebhookDelivery {
   private idle: Array<() => void> = [];
 
   constructor(
-    private readonly orm: MikroORM,
+    /** A pool of its own (src/app.ts): delivery never takes the request pool's connections, nor counts among its statements. */
+    private readonly pool: Pool,
     private readonly config: WebhooksConfig,
     private readonly log: Logger,
     private readonly metrics: Metrics,
@@ -107,8 +108,10 @@ export class WebhookDelivery {
     this.pollTimer.unref();
   }
 
-  private sql<T>(statement: string, params: unknown[] = []): Promise<T[]> {
-    return this.orm.em.getConnection().execute<T[]>(statement, params, 'all');
+  /** A statement with `?` placeholders (the statements below hold no other question mark). */
+  private async sql<T>(statement: string, params: unknown[] = []): Promise<T[]> {
+    let n = 0;
+    return (await this.pool.query(statement.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
   }
 
   private async pump(): Promise<void> {
@@ -183,7 +186,7 @@ export class WebhookDelivery {
       this.metrics.webhookAttempts.inc({ outcome: result.outcome });
       if (result.outcome === 'succeeded') {
         this.metrics.webhookEventsDelivered.inc({ type: delivery.type });
-        this.metrics.webhookDeliveryLag.observe(Math.max(0, Date.now() / 1000 - Number(delivery.created_epoch)));
+        this.metrics.webhookDeliveryLag.observe(Math.max(0, Date.now() / 1000 - delivery.created_epoch));
       }
       this.results.push({ ...result, delivery, attemptedAt, retryInMs: this.retryIn(delivery.attempt, result) });
       this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
@@ -246,8 +249,8 @@ export class WebhookDelivery {
         if (failingSince) await this.sql('update webhook_endpoint set failing_since = null where id = ?', [endpointId]);
       } else if (!failingSince) {
         await this.sql('update webhook_endpoint set failing_since = coalesce(failing_since, ?) where id = ?', [results[0].attemptedAt, endpointId]);
-      } else if (Date.now() - (parseTimestamp(failingSince)?.getTime() ?? Date.now()) >= this.config.disableAfterMs) {
-        await this.disable(endpointId, 'failing', `Every delivery failed since ${formatTimestamp(parseTimestamp(failingSince)!)}`);
+      } else if (Date.now() - failingSince.getTime() >= this.config.disableAfterMs) {
+        await this.disable(endpointId, 'failing', `Every delivery failed since ${formatTimestamp(failingSince)}`);
       }
     }
   }

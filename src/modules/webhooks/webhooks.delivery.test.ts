@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../../../test/support/app';
 import { tokenFor } from '../../../test/support/auth';
 import { queryRows } from '../../../test/support/databases';
 import { request } from '../../../test/support/http';
-import { WebhookReceiver, verified } from '../../../test/support/webhook-receiver';
+import { WebhookReceiver, registerWebhook, verified } from '../../../test/support/webhook-receiver';
 
 /**
  * Delivery of webhooks (issue 26, docs/webhooks.md) to a real receiver on loopback, every delivery verified with
@@ -30,13 +30,8 @@ afterAll(async () => {
   await receiver.close();
 });
 
-async function createWebhook(path: string, eventTypes: string[], organizationId: string = ORG.atelierDemo, token = architect) {
-  const res = await request(t.url, 'POST', '/api/svc/v1/webhooks', {
-    token, body: { organization_id: organizationId, url: `${receiver.url}${path}`, event_types: eventTypes },
-  });
-  expect(res.status).toBe(201);
-  return { id: res.body.webhook.id as string, secret: res.body.secret as string };
-}
+const createWebhook = (path: string, eventTypes: string[], organizationId: string = ORG.atelierDemo, token = architect) =>
+  registerWebhook(t.url, token, { organizationId, url: `${receiver.url}${path}`, eventTypes });
 
 /** An answer (or a decline) written as the contractor portal writes it: plain SQL, not through the service. */
 async function insertVersion(documentId: string, status: 'ANSWERED' | 'DECLINED', subTotal = 1000, discount = 0): Promise<string> {
@@ -243,11 +238,8 @@ describe('limits and retention', () => {
   it('paces the attempts to one organization\'s endpoints (WEBHOOK_MAX_ATTEMPTS_PER_SECOND)', async () => {
     const paced = await startTestApp({ WEBHOOK_MAX_ATTEMPTS_PER_SECOND: '4', WEBHOOK_POLL_INTERVAL: '25ms' });
     try {
-      const token = await tokenFor(paced.url, 'architect@demo.test');
-      const res = await request(paced.url, 'POST', '/api/svc/v1/webhooks', {
-        token, body: { organization_id: ORG.atelierDemo, url: `${receiver.url}/paced`, event_types: ['contractor.answered'] },
-      });
-      expect(res.status).toBe(201);
+      await registerWebhook(paced.url, await tokenFor(paced.url, 'architect@demo.test'),
+        { organizationId: ORG.atelierDemo, url: `${receiver.url}/paced`, eventTypes: ['contractor.answered'] });
       await queryRows(paced.databaseUrl, `insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, sent_at)
         select gen_random_uuid(), now(), now(), $1, g, 'ANSWERED', g, now() from generate_series(100, 111) g`, [DOC.residenceGoMoreau]);
       await receiver.until(() => receiver.at('/paced').length === 12);

@@ -2,9 +2,8 @@ import { DEMO_IDS } from '../../seed/demo-data';
 import { freshDatabase, startTestApp, type TestApp } from '../../../test/support/app';
 import { tokenFor } from '../../../test/support/auth';
 import { queryRows } from '../../../test/support/databases';
-import { request } from '../../../test/support/http';
 import { startInstanceProcess, type InstanceProcess } from '../../../test/support/instance-process';
-import { WebhookReceiver, verified } from '../../../test/support/webhook-receiver';
+import { WebhookReceiver, registerWebhook, verified } from '../../../test/support/webhook-receiver';
 
 /**
  * Delivery by several instances of the service on one database (docs/webhooks.md, "Delivery"): each instance
@@ -30,13 +29,8 @@ async function insertAnswers(databaseUrl: string, documentId: string, count: num
   }
 }
 
-async function createEndpoint(url: string, token: string, target: string): Promise<{ id: string; secret: string }> {
-  const res = await request(url, 'POST', '/api/svc/v1/webhooks', {
-    token, body: { organization_id: ORG.atelierDemo, url: target, event_types: ['contractor.answered'] },
-  });
-  expect(res.status).toBe(201);
-  return { id: res.body.webhook.id, secret: res.body.secret };
-}
+const createEndpoint = (url: string, token: string, target: string) =>
+  registerWebhook(url, token, { organizationId: ORG.atelierDemo, url: target, eventTypes: ['contractor.answered'] });
 
 describe('delivery by several instances', () => {
   let receiver: WebhookReceiver;

@@ -89,6 +89,24 @@ export function probePool(url: string, timeoutMs: number, max = 2): Pool {
 }
 
 /**
+ * A small pool for background work (the webhook delivery loop): apart from the request pool, so that it never takes
+ * a request's connection, with the request pool's bounds on connecting and on each statement (client-side).
+ */
+export function backgroundPool(url: string, limits: Pick<DatabaseLimits, 'connectTimeoutMs' | 'statementTimeoutMs'>, name: string, max = 3): Pool {
+  const pool = new Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: limits.connectTimeoutMs,
+    query_timeout: limits.statementTimeoutMs,
+    idleTimeoutMillis: 60000,
+    allowExitOnIdle: true,
+    application_name: `tender-bff ${name}`,
+  });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/**
  * Whether `url` accepts a login within `timeoutMs` (a connection opened and closed, no statement): what readiness
  * asks of a transaction pooler, which logs a client in without taking one of its shared server connections.
  */
