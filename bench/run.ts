@@ -10,6 +10,7 @@ import { run as rateLimit } from './rate-limit.bench';
 import { run as replicas } from './replicas.bench';
 import { run as statistics } from './statistics.bench';
 import { run as subscriptions } from './subscriptions.bench';
+import { run as webhooks } from './webhooks.bench';
 
 /**
  * `npm run bench [name...]`: runs the registered benchmarks one after the other (all of them when no
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   replicas,
   statistics,
   subscriptions,
+  webhooks,
 };
 
 async function main(names: string[]): Promise<void> {
