@@ -66,6 +66,8 @@ export class WebhookDelivery {
   private claiming = false;
   /** A claim found fewer due deliveries than it asked for: completions do not claim again until woken. */
   private drained = false;
+  /** Wakes so far: a wake that arrives while a claim runs is not lost when that claim comes back short. */
+  private wakes = 0;
   private stopped = true;
   /** Stopped and its results written: what still finishes is left to its lease. */
   private closed = false;
@@ -96,6 +98,7 @@ export class WebhookDelivery {
 
   /** A NOTIFY from the outbox: deliveries were queued. */
   wake(): void {
+    this.wakes++;
     this.drained = false;
     void this.pump();
   }
@@ -119,6 +122,7 @@ export class WebhookDelivery {
     const free = this.config.concurrency - this.inFlight;
     if (free <= 0) return;
     this.claiming = true;
+    const wakes = this.wakes;
     let claimed: Claimed[] = [];
     try {
       claimed = await this.claim(free);
@@ -128,7 +132,9 @@ export class WebhookDelivery {
     } finally {
       this.claiming = false;
     }
-    if (claimed.length < free) this.drained = true;
+    // Short, and not woken meanwhile: nothing more is due until the next wake. Woken meanwhile: claim again, the
+    // notifying transaction may have committed after this claim's snapshot.
+    if (claimed.length < free && this.wakes === wakes) this.drained = true;
     for (const delivery of claimed) {
       this.inFlight++;
       void this.attempt(delivery).finally(() => {
@@ -137,7 +143,7 @@ export class WebhookDelivery {
         void this.pump();
       });
     }
-    if (claimed.length && !this.drained) void this.pump();
+    if (!this.drained) void this.pump();
   }
 
   private get leaseSeconds(): number {
