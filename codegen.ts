@@ -14,7 +14,8 @@ const config: CodegenConfig = {
     [output]: {
       preset: 'client',
       // Components read the fields they select: no fragment masking.
-      presetConfig: { fragmentMasking: false },
+      // persisted-documents.json: the trusted documents' manifest (hash -> document), which the service loads (docs/trusted-documents.md).
+      presetConfig: { fragmentMasking: false, persistedDocuments: true },
       config: {
         // Enums as string unions: the values are the words of the interface ('office', 'DPGF').
         enumsAsTypes: true,

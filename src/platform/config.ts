@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { ConfigError, bool, duration, durations, int, oneOf, str, url, type Env } from './env';
+import { loadTrustedDocuments, type TrustedDocumentsMode, type TrustedDocumentsSettings } from './graphql/trusted-documents';
 
 export { ConfigError, readEnvFile } from './env';
 
@@ -67,6 +68,8 @@ export interface Config {
     maxConcurrentOperations: number;
     /** How long an operation waits for its turn before 503 + Retry-After. */
     queueTimeoutMs: number;
+    /** The front end's trusted documents and whether arbitrary ones run (docs/trusted-documents.md). */
+    trustedDocuments: TrustedDocumentsSettings;
   };
   /** Admission control of the other cost classes (src/platform/http/admission.ts; docs/faults.md, "Overload"). */
   admission: AdmissionConfig;
@@ -266,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
       maxConcurrentOperations: int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS', Math.max(2, availableParallelism()), 1, 10000),
       queueTimeoutMs: int(env, 'GRAPHQL_QUEUE_TIMEOUT_MS', 900, 50, 600000),
+      trustedDocuments: trustedDocumentsSettings(env),
     },
     cors: corsSettings(env, production),
     ...shutdown(env, production),
@@ -320,6 +324,19 @@ function metricsConfig(env: Env, production: boolean): MetricsConfig {
 }
 
 const DAY = 86400;
+
+/** GRAPHQL_TRUSTED_DOCUMENTS names the manifest (then `allow` by default); `only` without one could run nothing. */
+function trustedDocumentsSettings(env: Env): TrustedDocumentsSettings {
+  const file = str(env, 'GRAPHQL_TRUSTED_DOCUMENTS', '') || null;
+  const mode = oneOf<TrustedDocumentsMode>(env, 'GRAPHQL_TRUSTED_DOCUMENTS_MODE', file ? 'allow' : 'off', ['off', 'allow', 'only']);
+  if (mode !== 'off' && !file) throw new ConfigError(`GRAPHQL_TRUSTED_DOCUMENTS_MODE=${mode} needs GRAPHQL_TRUSTED_DOCUMENTS, the manifest's path`);
+  const users = str(env, 'GRAPHQL_ARBITRARY_DOCUMENTS_USERS', '');
+  return {
+    mode,
+    documents: mode === 'off' || !file ? null : loadTrustedDocuments(file),
+    arbitraryAllowed: users ? users.split(',').map((u) => u.trim().toLowerCase()).filter(Boolean) : [],
+  };
+}
 
 /**
  * Outside production, endpoints on this machine are allowed (a receiver under development, tests); production allows

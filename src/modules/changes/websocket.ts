@@ -10,6 +10,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../../platform/config';
+import { TrustedDocumentError } from '../../platform/errors/errors';
+import { trustedDocumentOf, type RequestedDocument } from '../../platform/graphql/trusted-documents';
 import { toAppError } from '../../platform/errors/errors';
 import { CLOSE, closingOf } from '../../platform/errors/websocket';
 import type { Lifecycle } from '../../platform/http/lifecycle';
@@ -217,8 +219,16 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
     onSubscribe: (ctx, _id, payload) => {
       const state = ctx.extra.state!;
       let document: DocumentNode;
+      let query: string;
       try {
-        document = parse(payload.query, { maxTokens: deps.maxTokens });
+        // By id, from the front end's manifest, where trusted documents are on (src/platform/graphql/trusted-documents.ts).
+        query = trustedDocumentOf(config.graphql.trustedDocuments, payload as RequestedDocument, state.connection.caller.email) ?? payload.query;
+      } catch (err) {
+        if (err instanceof TrustedDocumentError) return [new GraphQLError(err.message, { originalError: err })];
+        throw err;
+      }
+      try {
+        document = parse(query, { maxTokens: deps.maxTokens });
       } catch (err) {
         return err instanceof GraphQLError ? [err] : refusal('The document could not be parsed');
       }

@@ -13,7 +13,8 @@ export interface FieldError {
 
 export type ErrorCode =
   | 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_SERVER_ERROR' | 'IDEMPOTENCY_KEY_REUSED';
+  | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_SERVER_ERROR' | 'IDEMPOTENCY_KEY_REUSED'
+  | 'PERSISTED_QUERY_NOT_FOUND' | 'TRUSTED_DOCUMENT_REQUIRED';
 
 export abstract class AppError extends Error {
   abstract readonly status: number;
@@ -68,6 +69,14 @@ export class ConflictError extends AppError {
 }
 
 /** A method the path does not serve; the answer lists the ones it does in `Allow`. */
+/** A GraphQL request by document id that names no trusted document, or an arbitrary document where only trusted ones run. */
+export class TrustedDocumentError extends AppError {
+  readonly status = 400;
+  constructor(readonly code: 'PERSISTED_QUERY_NOT_FOUND' | 'TRUSTED_DOCUMENT_REQUIRED' | 'BAD_USER_INPUT', message: string) {
+    super(message);
+  }
+}
+
 export class MethodNotAllowedError extends AppError {
   readonly status = 405;
   readonly code = 'BAD_USER_INPUT' as const;

@@ -20,7 +20,8 @@ export type GraphQLErrorKind = { kind: 'service'; error: AppError } | { kind: 'c
 /** Takes an error as Apollo hands it to plugins and to formatError (before Apollo's default code is added). */
 export function classifyGraphQLError(error: unknown): GraphQLErrorKind {
   const original = unwrapResolverError(error);
-  const known = toAppError(original);
+  // A typed error of ours wrapped before execution (a subscription refused in onSubscribe) keeps its code too.
+  const known = toAppError(original) ?? (original instanceof GraphQLError && original.originalError ? toAppError(original.originalError) : null);
   if (known) return { kind: 'service', error: known };
   if (!(error instanceof GraphQLError)) return { kind: 'fault' };
   const code = error.extensions.code;

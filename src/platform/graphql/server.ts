@@ -14,6 +14,7 @@ import { idempotency } from '../http/idempotency';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../auth/token-verifier';
+import { trustedDocumentOf } from './trusted-documents';
 import type { CallerCache } from '../auth/caller-cache';
 import { operationRouting, type GraphQLContext, type LoadersFactory } from './context';
 import { classifyGraphQLError, formatError, retryLaterPlugin } from '../errors/graphql';
@@ -184,6 +185,28 @@ function mutationSucceeded(ctx: AppContext): boolean {
   return false;
 }
 
+/** A GET parameter holding JSON (`extensions`), or undefined: an unparsable one is Apollo's to refuse. */
+function parsedJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A request named by id, rewritten as the request of its document: `query` set, the id gone (Apollo, whose own
+ * persisted queries are off, would refuse `extensions.persistedQuery`).
+ */
+function resolvedById(request: Record<string, unknown>, document: string): Record<string, unknown> {
+  const { documentId: _id, extensions, ...rest } = request;
+  const resolved: Record<string, unknown> = { ...rest, query: document };
+  const others = extensions && typeof extensions === 'object' ? Object.fromEntries(Object.entries(extensions).filter(([k]) => k !== 'persistedQuery')) : extensions;
+  if (others !== undefined && !(typeof others === 'object' && others !== null && !Object.keys(others).length)) resolved.extensions = others;
+  return resolved;
+}
+
 /** What the modules give the GraphQL server (src/modules/schema.ts, src/modules/context.ts). */
 export interface GraphQLModules {
   schema: GraphQLSchema;
@@ -251,6 +274,34 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
     await identifyCaller(ctx, await verifiedToken(ctx, verifier), callers);
     return next();
   };
+  // By id, from the front end's manifest, where trusted documents are on; in `only` mode, nothing else (trusted-documents.ts).
+  const trusted: AppMiddleware = (ctx, next) => {
+    const settings = config.graphql.trustedDocuments;
+    if (settings.mode === 'off') return next();
+    const email = ctx.state.caller?.email ?? null;
+    if (ctx.method === 'POST') {
+      const body = ctx.request.body as Record<string, unknown> | undefined;
+      if (!body || typeof body !== 'object' || Array.isArray(body)) return next();
+      const document = trustedDocumentOf(settings, body, email);
+      if (document !== null) {
+        const resolved = resolvedById(body, document);
+        for (const key of Object.keys(body)) delete body[key];
+        Object.assign(body, resolved);
+      }
+      return next();
+    }
+    const params = Object.fromEntries(new URLSearchParams(ctx.querystring));
+    const document = trustedDocumentOf(settings, { query: params.query, documentId: params.documentId, extensions: parsedJson(params.extensions) }, email);
+    if (document !== null) {
+      const resolved = resolvedById({ ...params, extensions: parsedJson(params.extensions) }, document);
+      const search = new URLSearchParams();
+      for (const [name, value] of Object.entries(resolved)) {
+        if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+      }
+      ctx.url = `${ctx.path}?${search}`;
+    }
+    return next();
+  };
   const ide = config.graphql.landingPage ? createIde(config) : null;
   const idePage: AppMiddleware = (ctx, next) => (ide && isLandingPageRequest(ctx) ? ide.page(ctx, next) : next());
 
@@ -263,8 +314,8 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
   // Parsed, executed and serialized in a turn of the GraphQL class (src/platform/http/admission.ts).
   const slots = admitted(admission, 'graphql');
   const keyed = idempotency({ ttlSeconds: config.idempotencyKeyTtlSeconds, applies: isMutation, succeeded: mutationSucceeded });
-  router.post('/graphql', verify, jsonBody(), slots, identify, keyed, apollo);
-  router.get('/graphql', idePage, verify, slots, identify, apollo);
+  router.post('/graphql', verify, jsonBody(), slots, identify, trusted, keyed, apollo);
+  router.get('/graphql', idePage, verify, slots, identify, trusted, apollo);
   if (ide) router.get(`${IDE_ASSETS_PATH}/:build/:file`, ide.asset);
   return { router, stop: () => server.stop() };
 }
