@@ -1,4 +1,6 @@
 /** Entry point of `npm start`: database (embedded by default), demo data, HTTP server, clean shutdown. */
+// First: tracing, when configured, must patch `pg` and `http` before anything loads them (docs/tracing.md).
+import './platform/telemetry/preload';
 import 'reflect-metadata';
 import { createApp, listen } from './app';
 import { ConfigError, loadConfig, readEnvFile, type Config } from './platform/config';
@@ -6,6 +8,7 @@ import { openDatabase } from './platform/database/database';
 import { createLogger } from './platform/logger';
 import { loadDemoData } from './seed/demo-data';
 import { shutDown } from './platform/shutdown';
+import { stopTracing } from './platform/telemetry/tracing';
 
 function readConfig(): Config {
   try {
@@ -54,6 +57,8 @@ async function main(): Promise<void> {
       release: async () => {
         await app.stop();
         await db.close();
+        // The spans of the last requests, exported before the process ends.
+        await stopTracing();
       },
     }).then((answeredAll) => {
       log.info(answeredAll ? 'stopped' : 'stopped, some connections cut at SHUTDOWN_TIMEOUT_MS');

@@ -13,7 +13,7 @@ function recordingBatch() {
 describe('readAheadLoader (a level read ahead by the level above, src/platform/graphql/loaders.ts)', () => {
   it('answers offered keys from the offered statement and asks its own batch only for the others', async () => {
     const { asked, batch } = recordingBatch();
-    const loader = readAheadLoader<string | null>(batch, null);
+    const loader = readAheadLoader<string | null>('test', batch, null);
     loader.offer(['a', 'b'], Promise.resolve(new Map([['a', 'ahead:a']])));
     expect(await Promise.all([loader.load('a'), loader.load('b'), loader.load('c')])).toEqual(['ahead:a', null, 'own:c']);
     expect(asked).toEqual([['c']]);
@@ -23,7 +23,7 @@ describe('readAheadLoader (a level read ahead by the level above, src/platform/g
     let release!: (m: Map<string, string>) => void;
     const first = new Promise<Map<string, string>>((resolve) => { release = resolve; });
     const { batch } = recordingBatch();
-    const loader = readAheadLoader<string | null>(batch, null);
+    const loader = readAheadLoader<string | null>('test', batch, null);
     loader.offer(['a'], first);
     const loads = Promise.all([loader.load('a'), loader.load('b')]);
     await new Promise((resolve) => setImmediate(resolve));
@@ -35,7 +35,7 @@ describe('readAheadLoader (a level read ahead by the level above, src/platform/g
 
   it('gives the value itself, not a promise, once the offered statement has answered', async () => {
     const { asked, batch } = recordingBatch();
-    const loader = readAheadLoader<string[] | string>(batch, []);
+    const loader = readAheadLoader<string[] | string>('test', batch, []);
     const values = Promise.resolve(new Map([['a', ['1', '2']]]));
     loader.offer(['a', 'b'], values);
     expect(loader.loadNow('a')).toBeInstanceOf(Promise);
@@ -53,10 +53,10 @@ describe('readAheadLoader (a level read ahead by the level above, src/platform/g
     process.on('unhandledRejection', onUnhandled);
     try {
       const { asked, batch } = recordingBatch();
-      const loader = readAheadLoader<string | null>(batch, null);
+      const loader = readAheadLoader<string | null>('test', batch, null);
       loader.offer(['a'], Promise.reject(new Error('statement failed')));
       // A second offer that nobody ever loads: its failure must not surface either.
-      readAheadLoader<string | null>(batch, null).offer(['x'], Promise.reject(new Error('never read')));
+      readAheadLoader<string | null>('test', batch, null).offer(['x'], Promise.reject(new Error('never read')));
       // In one batch: the failed offer's key fails, the other key gets its own statement's answer.
       const [a, b] = await Promise.allSettled([loader.load('a'), loader.load('b')]);
       expect(a).toMatchObject({ status: 'rejected', reason: new Error('statement failed') });
@@ -74,7 +74,7 @@ describe('readAheadLoader (a level read ahead by the level above, src/platform/g
 
   it('reads with its own statement a key absent from the offered answer when absence proves nothing (a row committed after the statement began)', async () => {
     const { asked, batch } = recordingBatch();
-    const loader = readAheadLoader<string | null>(batch, null, false);
+    const loader = readAheadLoader<string | null>('test', batch, null, false);
     const values = Promise.resolve(new Map([['a', 'ahead:a']]));
     loader.offer(['a', 'late'], values);
     await values;
@@ -87,7 +87,7 @@ describe('readAheadLoader (a level read ahead by the level above, src/platform/g
 
   it('forgets what was offered when cleared (after a mutation)', async () => {
     const { asked, batch } = recordingBatch();
-    const loader = readAheadLoader<string | null>(batch, null);
+    const loader = readAheadLoader<string | null>('test', batch, null);
     loader.offer(['a'], Promise.resolve(new Map([['a', 'ahead:a']])));
     expect(await loader.load('a')).toBe('ahead:a');
     loader.clearAll();

@@ -55,14 +55,14 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
     dceDownloadedAt: selection.has('Document', 'dceDownloadedAt'),
   });
   const versionFields = () => VERSION_FIELDS.filter((f) => selection.has('DocumentVersion', f));
-  const documentsLoader = readAheadLoader<PartialDocumentFields[]>((ids) => documents.documentsByTemplate(ids, documentFields()), []);
-  const versionsLoader = readAheadLoader<PartialVersionFields[]>((ids) => documents.versionsByDocument(ids, versionFields()), []);
+  const documentsLoader = readAheadLoader<PartialDocumentFields[]>('documents', (ids) => documents.documentsByTemplate(ids, documentFields()), []);
+  const versionsLoader = readAheadLoader<PartialVersionFields[]>('versions', (ids) => documents.versionsByDocument(ids, versionFields()), []);
   // A contractor is never absent from its document's organization: absent from the answer read ahead, it was
   // committed after that statement began.
-  const contractorLoader = readAheadLoader<ContractorDetailView | null>((ids) => documents.contractorsByIds(ids), null, false);
+  const contractorLoader = readAheadLoader<ContractorDetailView | null>('contractor', (ids) => documents.contractorsByIds(ids), null, false);
   // Every template has its stats row from its creation on: absent from the rows read ahead, the template was
   // created after that statement began.
-  const templateStatsLoader = readAheadLoader<TemplateStatsView | null>((ids) => statistics.templateStats(ids), null, false);
+  const templateStatsLoader = readAheadLoader<TemplateStatsView | null>('templateStats', (ids) => statistics.templateStats(ids), null, false);
 
   /**
    * A projects' templates, and when the operation selects them, the levels below read at the same time by the
@@ -105,19 +105,19 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
   };
 
   return {
-    project: mapLoader<ProjectFields | null>((ids) => projects.fieldsByIds(ids), null),
+    project: mapLoader<ProjectFields | null>('project', (ids) => projects.fieldsByIds(ids), null),
     organization: callerOrganizations(organizations, sc),
-    managers: mapLoader<UserView[]>((ids) => projects.managersByProject(ids), []),
-    templates: mapLoader<TemplateFields[]>(templatesWithReadAhead, []),
+    managers: mapLoader<UserView[]>('managers', (ids) => projects.managersByProject(ids), []),
+    templates: mapLoader<TemplateFields[]>('templates', templatesWithReadAhead, []),
     documents: documentsLoader,
     versions: versionsLoader,
     contractor: contractorLoader,
-    trades: mapLoader<ProjectTradeView[]>((ids) => trades.tradesByProject(ids), []),
-    tradeListTrades: mapLoader<TradeListTradeView[]>((ids) => tradeLists.tradesByList(ids), []),
-    projectStatistics: mapLoader<ProjectStatisticsView | null>((ids) => statistics.projectStatistics(ids), null),
+    trades: mapLoader<ProjectTradeView[]>('trades', (ids) => trades.tradesByProject(ids), []),
+    tradeListTrades: mapLoader<TradeListTradeView[]>('tradeListTrades', (ids) => tradeLists.tradesByList(ids), []),
+    projectStatistics: mapLoader<ProjectStatisticsView | null>('projectStatistics', (ids) => statistics.projectStatistics(ids), null),
     templateStats: templateStatsLoader,
-    projectLeveling: argumentLoader<ProjectLeveling>((ids, threshold) => leveling.projects(ids, threshold)),
-    templateLeveling: argumentLoader<TemplateLeveling>((ids, threshold) => leveling.templates(ids, threshold)),
+    projectLeveling: argumentLoader<ProjectLeveling>('projectLeveling', (ids, threshold) => leveling.projects(ids, threshold)),
+    templateLeveling: argumentLoader<TemplateLeveling>('templateLeveling', (ids, threshold) => leveling.templates(ids, threshold)),
   };
 }
 

@@ -16,14 +16,15 @@ export interface InstanceProcess {
  * Nothing held in memory can be shared with the test's own instance: what reaches one from the other went
  * through the database.
  */
-export async function startInstanceProcess(databaseUrl: string, publicUrl: string, env: Record<string, string> = {}): Promise<InstanceProcess> {
+export async function startInstanceProcess(databaseUrl: string, publicUrl: string, env: Record<string, string> = {}, entry = path.join(__dirname, '../../src/server.ts')): Promise<InstanceProcess> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['-r', path.join(__dirname, 'swc-register.js'), path.join(__dirname, '../../src/server.ts')], {
+  // An IPC channel too: an entry of a test's own (test/support/traced-instance.ts) answers questions over it.
+  const proc = spawn(process.execPath, ['-r', path.join(__dirname, 'swc-register.js'), entry], {
     env: {
       PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: publicUrl,
       DATABASE_URL: databaseUrl, RATE_LIMIT_API_POINTS: '1000000', RATE_LIMIT_TOKEN_POINTS: '1000000', ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const output: string[] = [];
   const keep = (chunk: Buffer) => void output.push(chunk.toString());

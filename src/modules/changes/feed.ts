@@ -12,6 +12,7 @@ import { createContext, type GraphQLContext } from '../context';
 import { templateOf } from '../loaders';
 import { UpdateQueue } from './queue';
 import type { Admission } from '../../platform/http/admission';
+import { inSpan } from '../../platform/telemetry/tracing';
 
 /** The subscription fields of the schema. */
 export type SubscriptionField = 'projectChanged' | 'templateChanged';
@@ -236,7 +237,9 @@ export class ChangeFeed {
     const batch = this.pending;
     this.pending = new Map();
     // A batch is prepared in a turn of the deliveries' class (src/platform/http/admission.ts): it waits, never refused.
-    const prepared = this.admission ? this.admission.run('delivery', () => this.deliver(batch)) : this.deliver(batch);
+    // A trace of its own per delivery (docs/tracing.md): the callers' re-check and the payloads' statements.
+    const deliver = () => inSpan('subscription delivery', { 'subscription.projects': batch.size }, () => this.deliver(batch));
+    const prepared = this.admission ? this.admission.run('delivery', deliver) : deliver();
     this.delivering = prepared
       .catch((err) => this.log.warn({ err, projects: batch.size }, 'subscriptions: updates could not be prepared and were dropped'))
       .finally(() => {

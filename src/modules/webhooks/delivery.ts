@@ -6,6 +6,7 @@ import type { WebhooksConfig } from '../../platform/config';
 import type { Metrics } from '../../platform/metrics';
 import { WebhookSender, type AttemptResult } from './send';
 import { formatTimestamp } from '../../platform/values/time';
+import { inSpan } from '../../platform/telemetry/tracing';
 
 /** A delivery claimed by this instance: one attempt to make. */
 interface Claimed {
@@ -187,7 +188,14 @@ export class WebhookDelivery {
         if (!renewed.length) return;
       }
       const attemptedAt = new Date();
-      const result = await this.sender.send(delivery.url, this.headers(delivery), delivery.body);
+      // A trace per attempt (docs/tracing.md): the http instrumentation's client span nests under it.
+      const result = await inSpan('webhook attempt', {
+        'webhook.event_type': delivery.type, 'webhook.event_id': delivery.event_id, 'webhook.endpoint_id': delivery.endpoint_id, 'webhook.attempt': delivery.attempt,
+      }, async (span) => {
+        const sent = await this.sender.send(delivery.url, this.headers(delivery), delivery.body);
+        span.setAttribute('webhook.outcome', sent.outcome);
+        return sent;
+      });
       if (this.closed) return;
       this.metrics.webhookAttempts.inc({ outcome: result.outcome });
       if (result.outcome === 'succeeded') {
@@ -213,7 +221,7 @@ export class WebhookDelivery {
     this.flushTimer = null;
     const batch = this.results.splice(0);
     if (!batch.length) return this.flushing;
-    this.flushing = this.flushing.then(() => this.record(batch)).catch((err) => {
+    this.flushing = this.flushing.then(() => inSpan('webhook record', { 'webhook.attempts': batch.length }, () => this.record(batch))).catch((err) => {
       // The lease runs out and these deliveries are attempted again: at least once.
       this.log.error({ err: (err as Error).message, attempts: batch.length }, 'webhooks: attempts could not be recorded; they will be retried');
     });

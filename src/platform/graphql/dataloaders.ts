@@ -1,12 +1,19 @@
 import DataLoader from 'dataloader';
 import type { GraphQLSchema } from 'graphql';
+import { inSpan } from '../telemetry/tracing';
 
 // The DataLoader machinery every module's loaders are made of (src/modules/loaders.ts makes them per request).
 
-/** A loader from a batch function that answers a Map; missing keys resolve to `fallback`. */
-export function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V): DataLoader<string, V> {
+/** A batch in a span of its own (docs/tracing.md): its statements nest under it, it under the operation. */
+function traced<V>(name: string, batch: (keys: readonly string[]) => Promise<Map<string, V>>) {
+  return (keys: readonly string[]) => inSpan(`dataloader ${name}`, { 'dataloader.name': name, 'dataloader.keys': keys.length }, () => batch(keys));
+}
+
+/** A loader from a batch function that answers a Map; missing keys resolve to `fallback`. `name` names its spans. */
+export function mapLoader<V>(name: string, batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V): DataLoader<string, V> {
+  const run = traced(name, batch);
   return new DataLoader<string, V>(async (keys) => {
-    const map = await batch(keys);
+    const map = await run(keys);
     return keys.map((k) => map.get(k) ?? fallback);
   });
 }
@@ -21,7 +28,8 @@ export function mapLoader<V>(batch: (keys: readonly string[]) => Promise<Map<str
  * above it was committed: a contractor invited after the contractors' statement began, with a document the
  * documents' statement saw), and the loader's own statement reads it.
  */
-export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V, absentMeansNone = true) {
+export function readAheadLoader<V>(name: string, batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V, absentMeansNone = true) {
+  const run = traced(name, batch);
   const offered = new Map<string, Promise<Map<string, V>>>();
   // What offered statements answered, once they have: read without a promise.
   const arrived = new WeakMap<Promise<Map<string, V>>, Map<string, V>>();
@@ -39,7 +47,7 @@ export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<M
       return source && (source.status === 'rejected' || settles(source.value, k)) ? source : undefined;
     });
     const own = keys.filter((_, i) => !offeredAnswer[i]);
-    const [mine] = await Promise.allSettled([own.length ? batch(own) : Promise.resolve(new Map<string, V>())]);
+    const [mine] = await Promise.allSettled([own.length ? run(own) : Promise.resolve(new Map<string, V>())]);
     return keys.map((k, i) => {
       const answer = offeredAnswer[i] ?? mine;
       if (answer.status === 'rejected') {
@@ -79,13 +87,13 @@ export function readAheadLoader<V>(batch: (keys: readonly string[]) => Promise<M
  * Loaders of figures that take an argument (the leveling's threshold): one loader per value asked in the
  * request, so that a query asking every project for one threshold batches them all in one statement.
  */
-export function argumentLoader<V>(batch: (keys: readonly string[], argument: number) => Promise<Map<string, V>>) {
+export function argumentLoader<V>(name: string, batch: (keys: readonly string[], argument: number) => Promise<Map<string, V>>) {
   const loaders = new Map<number, DataLoader<string, V | null>>();
   return {
     load(id: string, argument: number): Promise<V | null> {
       let loader = loaders.get(argument);
       if (!loader) {
-        loader = mapLoader<V | null>((ids) => batch(ids, argument), null);
+        loader = mapLoader<V | null>(name, (ids) => batch(ids, argument), null);
         loaders.set(argument, loader);
       }
       return loader.load(id);

@@ -3,6 +3,7 @@ import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type Gr
 import { getVariableValues } from 'graphql/execution/values';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLContext } from './context';
+import { inSpan } from '../telemetry/tracing';
 
 /**
  * Executes operations with graphql-jit: each distinct document is compiled once into a function over the same
@@ -46,10 +47,15 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
     };
     // Where it reads, once its kind is known (src/platform/graphql/context.ts): a replica may serve a query.
     const own = context as GraphQLContext;
-    own.routing?.begin(operation.operation, own);
-    const result = await run(own);
-    const again = own.routing?.retry(result, own);
-    return again ? run(again) : result;
+    // The operation's span (docs/tracing.md): graphql-jit runs the resolvers, which the graphql instrumentation
+    // never sees; the loaders' batches and their statements nest under it.
+    const type = operation.operation;
+    return inSpan(`${type} ${operationName ?? '(anonymous)'}`, { 'graphql.operation.type': type, 'graphql.operation.name': operationName ?? '' }, async () => {
+      own.routing?.begin(type, own);
+      const result = await run(own);
+      const again = own.routing?.retry(result, own);
+      return again ? run(again) : result;
+    });
   };
 
   let listener: Parameters<GatewayInterface['onSchemaLoadOrUpdate']>[0] | null = null;

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { UnauthenticatedError } from '../errors/errors';
 import { UNMATCHED_ROUTE, type Metrics } from '../metrics';
 import type { AppContext, AppMiddleware, AppState } from './state';
+import { nameRequestSpan } from '../telemetry/tracing';
 
 /** The route template @koa/router matched (`/api/svc/v1/projects/:projectId`), never the raw path. */
 function routeOf(ctx: AppContext): string {
@@ -25,6 +26,8 @@ export function httpMetrics(metrics: Metrics): AppMiddleware {
       const labels = { method: ctx.method, route: routeOf(ctx), status: String(ctx.status) };
       metrics.httpRequests.inc(labels);
       end(labels);
+      // The trace's request span is named as the metrics label it, never after the raw URL (docs/tracing.md).
+      nameRequestSpan(labels.method, labels.route);
     }
   };
 }

@@ -6,6 +6,7 @@ import type { TokenVerifier } from '../auth/token-verifier';
 import type { Quota, RateLimiters } from './rate-limiters';
 import { verifiedToken } from './auth.middleware';
 import type { AppContext, AppMiddleware } from './state';
+import { inSpan } from '../telemetry/tracing';
 
 /** Probes of load balancers and orchestrators must never be refused. */
 const EXEMPT_PATHS = new Set(['/healthz', '/readyz']);
@@ -41,7 +42,8 @@ async function callerKey(ctx: AppContext, verifier: TokenVerifier): Promise<stri
 async function consume(ctx: AppContext, quota: Quota, key: string, what: string): Promise<void> {
   let res: RateLimiterRes;
   try {
-    res = await quota.limiter.consume(key);
+    // Its own span: the store's round trip (PostgreSQL or Redis) shows apart from the request's work.
+    res = await inSpan('rate-limit', { 'rate_limit.scope': what }, () => quota.limiter.consume(key));
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) {
       // Both the store and the in-memory fallback failed: serve rather than refuse everyone.
