@@ -1,3 +1,5 @@
+// First, as in src/server.ts: tracing, when OTEL_* configures it, patches `pg` and `http` before they load.
+import '../src/platform/telemetry/preload';
 import 'reflect-metadata';
 import v8 from 'node:v8';
 import { MikroORM } from '@mikro-orm/postgresql';

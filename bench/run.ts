@@ -10,6 +10,7 @@ import { run as rateLimit } from './rate-limit.bench';
 import { run as replicas } from './replicas.bench';
 import { run as statistics } from './statistics.bench';
 import { run as subscriptions } from './subscriptions.bench';
+import { run as tracing } from './tracing.bench';
 import { run as webhooks } from './webhooks.bench';
 
 /**
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   replicas,
   statistics,
   subscriptions,
+  tracing,
   webhooks,
 };
 
