@@ -29,6 +29,14 @@ export function tracingConfigured(env: Env = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
+/**
+ * A statement's text as a trace shows it: the literals written into it (the caller's organization ids, in
+ * `any('{...}'::uuid[])`) replaced by `'?'`, as values sent as parameters never appear.
+ */
+export function statementText(sql: string): string {
+  return sql.replace(/'(?:[^']|'')*'/g, "'?'");
+}
+
 let sdk: NodeSDK | null = null;
 
 /**
@@ -51,7 +59,11 @@ export function startTracing(options: { spanProcessors?: tracing.SpanProcessor[]
         ignoreOutgoingRequestHook: (request) => typeof request.path === 'string' && request.path.startsWith('/v1/traces'),
       }),
       // No parent, no span: the delivery loop's polls and the listener's heartbeats would be a trace each.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      new PgInstrumentation({
+        requireParentSpan: true,
+        enhancedDatabaseReporting: false,
+        requestHook: (span, query) => span.setAttribute('db.query.text', statementText(query.query.text)),
+      }),
     ],
   });
   sdk.start();
