@@ -12,6 +12,8 @@ import { gql } from './support/graphql';
 import { request } from './support/http';
 import { startInstanceProcess } from './support/instance-process';
 import { wsClient } from './support/subscriptions';
+import WebSocket from 'ws';
+import { createClient, dashboard, liveDashboard, renameTrade } from '../examples/graphql/client';
 
 /**
  * Trusted documents (docs/trusted-documents.md): the example operations' manifest, as `npm run codegen` writes it
@@ -126,6 +128,45 @@ describe('WebSocket subscriptions by document id', () => {
       expect(JSON.stringify(arbitrary)).toContain('TRUSTED_DOCUMENT_REQUIRED');
     } finally {
       await ws.dispose();
+    }
+  });
+});
+
+describe('Apollo Client sending the example operations by id (examples/graphql/client.ts, trustedDocuments)', () => {
+  it('reads the dashboard (a GET by id), writes (a POST by id) and follows changes (WebSocket by id) where only trusted documents run', async () => {
+    const requests: Array<{ method: string; body: string; url: string }> = [];
+    const recording: typeof fetch = async (input, init) => {
+      requests.push({ method: init?.method ?? 'GET', body: typeof init?.body === 'string' ? init.body : '', url: String(input) });
+      return fetch(input, init);
+    };
+    const client = createClient({ url: `${t.url}/graphql`, token: architect, fetch: recording, webSocketImpl: WebSocket, trustedDocuments: true });
+    try {
+      const board = await dashboard(client, 3);
+      expect(board.projects.nodes).toHaveLength(3);
+      expect(board.projects.nodes[0].__typename).toBe('Project');
+      expect(requests[0].method).toBe('GET');
+      expect(requests[0].url).toContain('persistedQuery');
+      expect(requests[0].url).not.toContain('query=');
+
+      const school = board.projects.nodes.find((p) => p.id === DEMO_IDS.projects.residence) ?? board.projects.nodes[0];
+      const trade = school.trades[0];
+      await renameTrade(client, school.id, trade.id, { name: trade.name, number: trade.number, shortName: 'RENAMED', comment: trade.comment });
+      const write = requests.find((r) => r.method === 'POST')!;
+      expect(JSON.parse(write.body)).not.toHaveProperty('query');
+
+      const updates: string[][] = [];
+      const stop = liveDashboard(client, (change) => updates.push(change.changes), [school.id]);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await queryRows(t.databaseUrl, 'update project set name = name where id = $1', [school.id]);
+        for (let i = 0; i < 100 && !updates.length; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(updates.length).toBeGreaterThan(0);
+      } finally {
+        stop();
+      }
+    } finally {
+      await client.clearStore();
+      client.stop();
     }
   });
 });

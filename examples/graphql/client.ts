@@ -4,8 +4,10 @@
  * variable and result below is typed from the schema: a misspelt field, a wrong enum value or a missing
  * variable fails the typecheck. test/graphql.apollo-cache.test.ts runs it against the service.
  */
-import { ApolloClient, HttpLink, InMemoryCache, split } from '@apollo/client';
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, split } from '@apollo/client';
+import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import type { DocumentNode } from 'graphql';
 import { isSubscriptionOperation } from '@apollo/client/utilities';
 import { createClient as createWsClient } from 'graphql-ws';
 import {
@@ -23,13 +25,25 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** The WebSocket class for subscriptions: browsers have one; in Node, the `ws` package's. */
   webSocketImpl?: unknown;
+  /**
+   * Send operations by their id in the manifest `npm run codegen` writes, never their text (docs/trusted-documents.md):
+   * queries as GETs, mutations as POSTs, subscriptions over WebSocket, each with Apollo's `persistedQuery` extension.
+   */
+  trustedDocuments?: boolean;
+}
+
+/** The manifest id codegen gave a typed document (`__meta__.hash`), as Apollo's extension carries it. */
+function trustedId(document: DocumentNode): string {
+  const hash = (document as { __meta__?: { hash?: string } }).__meta__?.hash;
+  if (!hash) throw new Error('not an operation of the manifest (examples/graphql, npm run codegen)');
+  return hash.replace(/^sha256:/, '');
 }
 
 /**
  * The cache needs no configuration: every object that may change has an `id` unique across types, so the default
  * key `__typename:id` is right. Statistics are keyed by derived ids ("<projectId>:statistics").
  */
-export function createClient({ url, token, fetch: fetchImpl = fetch, webSocketImpl }: ClientOptions): ApolloClient {
+export function createClient({ url, token, fetch: fetchImpl = fetch, webSocketImpl, trustedDocuments = false }: ClientOptions): ApolloClient {
   const http = new HttpLink({ uri: url, fetch: fetchImpl, headers: { authorization: `Bearer ${token}` } });
   // Subscriptions over WebSocket on the same URL (graphql-ws), the token in connection_init; opened at the first
   // subscription, closed after the last.
@@ -37,12 +51,27 @@ export function createClient({ url, token, fetch: fetchImpl = fetch, webSocketIm
     url: url.replace(/^http/, 'ws'),
     connectionParams: { Authorization: `Bearer ${token}` },
     ...(webSocketImpl ? { webSocketImpl } : {}),
+    // By id, a subscription's text is left out of its `subscribe` message.
+    ...(trustedDocuments ? { jsonMessageReplacer: (key: string, value: unknown) => (key === 'payload' && hasId(value) ? { ...value, query: '' } : value) } : {}),
   }));
+  const byId = trustedDocuments
+    ? {
+      http: new PersistedQueryLink({ generateHash: trustedId, useGETForHashedQueries: true }).concat(http),
+      ws: new ApolloLink((operation, forward) => {
+        operation.extensions = { ...operation.extensions, persistedQuery: { version: 1, sha256Hash: trustedId(operation.query) } };
+        return forward(operation);
+      }).concat(ws),
+    }
+    : { http, ws };
   return new ApolloClient({
-    link: split(({ query }) => isSubscriptionOperation(query), ws, http),
+    link: split(({ query }) => isSubscriptionOperation(query), byId.ws, byId.http),
     cache: new InMemoryCache(),
   });
 }
+
+const hasId = (payload: unknown): payload is Record<string, unknown> =>
+  typeof payload === 'object' && payload !== null && 'extensions' in payload
+  && typeof (payload as { extensions?: { persistedQuery?: unknown } }).extensions?.persistedQuery === 'object';
 
 function required<T>(data: T | undefined, what: string): T {
   if (data === undefined) throw new Error(`${what}: no data`);
