@@ -410,12 +410,19 @@ const REWRITES: Array<(u: SignedUrl, d: Draw) => SignedUrl> = [
   (u, d) => ({ ...u, tail: `${u.tail}${d.pick(['&', '&x=1', `&expires=${u.expires}`, `&signature=${u.signature}`, '#', '&&'])}` }),
 ];
 
+const signedPath = (u: SignedUrl) => {
+  const params = u.swapped ? [`signature=${u.signature}`, `expires=${u.expires}`] : [`expires=${u.expires}`, `signature=${u.signature}`];
+  return `/files/${u.id}${u.slash ? '/' : ''}?${params.join('&')}${u.tail}`;
+};
+
 function signedCase(d: Draw): Pick<Case, 'path' | 'altered'> {
-  let u = d.pick(signed);
+  const issued = d.pick(signed);
+  let u = issued;
   const rewrites = d.pick([0, 0, 1, 1, 2]);
   for (let i = 0; i < rewrites; i++) u = d.pick(REWRITES)(u, d);
-  const params = u.swapped ? [`signature=${u.signature}`, `expires=${u.expires}`] : [`expires=${u.expires}`, `signature=${u.signature}`];
-  return { path: `/files/${u.id}${u.slash ? '/' : ''}?${params.join('&')}${u.tail}`, altered: rewrites > 0 };
+  // Two rewrites may undo each other (swapped twice, a letter flipped back): that URL is the one issued.
+  const path = signedPath(u);
+  return { path, altered: path !== signedPath(issued) };
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'];
