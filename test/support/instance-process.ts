@@ -11,6 +11,12 @@ export interface InstanceProcess {
   stop(): Promise<void>;
 }
 
+/** Processes still running when the test process exits (a test that timed out): killed, never left behind. */
+const running = new Set<ChildProcess>();
+const killRunning = () => {
+  for (const child of running) child.kill('SIGKILL');
+};
+
 /**
  * The service as a process of its own (src/server.ts through swc), on `databaseUrl`; resolves once it listens.
  * Nothing held in memory can be shared with the test's own instance: what reaches one from the other went
@@ -25,6 +31,13 @@ export async function startInstanceProcess(databaseUrl: string, publicUrl: strin
       DATABASE_URL: databaseUrl, RATE_LIMIT_API_POINTS: '1000000', RATE_LIMIT_TOKEN_POINTS: '1000000', ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  // One listener while any runs, none otherwise: test files share their worker's process.
+  if (!running.size) process.on('exit', killRunning);
+  running.add(proc);
+  proc.once('exit', () => {
+    running.delete(proc);
+    if (!running.size) process.off('exit', killRunning);
   });
   const output: string[] = [];
   const keep = (chunk: Buffer) => void output.push(chunk.toString());

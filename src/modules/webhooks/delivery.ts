@@ -79,6 +79,8 @@ export class WebhookDelivery {
   private lastSample = 0;
   private lastPrune = 0;
   private idle: Array<() => void> = [];
+  /** Claims failing (the database unreachable): said once, and once when they work again, not at every poll. */
+  private claimsFailing = false;
 
   constructor(
     /** A pool of its own (src/app.ts): delivery never takes the request pool's connections, nor counts among its statements. */
@@ -127,8 +129,11 @@ export class WebhookDelivery {
     let claimed: Claimed[] = [];
     try {
       claimed = await this.claim(free);
+      if (this.claimsFailing) this.log.info('webhooks: claiming due deliveries works again');
+      this.claimsFailing = false;
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'webhooks: claiming due deliveries failed; retrying at the next poll');
+      if (!this.claimsFailing) this.log.warn({ err: (err as Error).message }, 'webhooks: claiming due deliveries failed; retrying at each poll');
+      this.claimsFailing = true;
       this.drained = true;
     } finally {
       this.claiming = false;
