@@ -4,7 +4,7 @@
  * answers the finished spans so far.
  */
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { startTracing } from '../../src/platform/telemetry/tracing';
+import { startTracing } from '../../src/platform/telemetry/sdk';
 
 const exporter = new InMemorySpanExporter();
 startTracing({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

@@ -1,13 +1,11 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import { NodeSDK, type tracing } from '@opentelemetry/sdk-node';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import type { Env } from '../env';
 
 /**
  * Distributed traces (docs/tracing.md), with OpenTelemetry's maintained SDK for Node, configured by its standard
  * environment variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, ...). Off unless the
- * environment names an exporter: then nothing is loaded and every span helper below is a no-op.
+ * environment names an exporter: the SDK (sdk.ts) is then never loaded, and every span helper below, which needs only
+ * the API, is the API's no-op.
  *
  * What makes the spans: the http instrumentation (a server span per request, W3C `traceparent` honoured; a client
  * span per webhook attempt), the pg instrumentation (a span per SQL statement, its text without values, only under a
@@ -15,9 +13,6 @@ import type { Env } from '../env';
  * (graphql-jit's executor, src/platform/graphql/executor.ts), each DataLoader batch, the rate-limit store, each
  * subscription delivery, each webhook attempt.
  */
-
-/** Requests whose traces say nothing (probes, scrapes): no span. */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/livez', '/loadz', '/metrics']);
 
 export const TRACER_NAME = 'tender-bff';
 
@@ -29,51 +24,18 @@ export function tracingConfigured(env: Env = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
-/**
- * A statement's text as a trace shows it: the literals written into it (the caller's organization ids, in
- * `any('{...}'::uuid[])`) replaced by `'?'`, as values sent as parameters never appear.
- */
-export function statementText(sql: string): string {
-  return sql.replace(/'(?:[^']|'')*'/g, "'?'");
+/** How the running SDK stops (sdk.ts sets it when it starts). */
+let stopSdk: (() => Promise<void>) | null = null;
+
+export function onStopTracing(stop: () => Promise<void>): void {
+  stopSdk = stop;
 }
 
-let sdk: NodeSDK | null = null;
-
-/**
- * Starts the SDK: before `pg` and `http` are first required (src/server.ts imports src/platform/telemetry/preload.ts
- * first), so that their instrumentations patch them. `spanProcessors` replaces the exporter the environment names
- * (tests: an in-memory exporter).
- */
-export function startTracing(options: { spanProcessors?: tracing.SpanProcessor[] } = {}): void {
-  if (sdk) return;
-  // Metrics stay Prometheus's (/metrics), logs pino's: the SDK exports traces only.
-  process.env.OTEL_METRICS_EXPORTER ??= 'none';
-  process.env.OTEL_LOGS_EXPORTER ??= 'none';
-  sdk = new NodeSDK({
-    serviceName: process.env.OTEL_SERVICE_NAME ? undefined : 'tender-bff',
-    spanProcessors: options.spanProcessors,
-    instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]),
-        // The database's own connections and the OTLP export are not HTTP requests of ours.
-        ignoreOutgoingRequestHook: (request) => typeof request.path === 'string' && request.path.startsWith('/v1/traces'),
-      }),
-      // No parent, no span: the delivery loop's polls and the listener's heartbeats would be a trace each.
-      new PgInstrumentation({
-        requireParentSpan: true,
-        enhancedDatabaseReporting: false,
-        requestHook: (span, query) => span.setAttribute('db.query.text', statementText(query.query.text)),
-      }),
-    ],
-  });
-  sdk.start();
-}
-
-/** Exports what is buffered and stops; the last step of a shutdown. */
+/** Exports what is buffered and stops; the last step of a shutdown. Nothing to do when tracing is off. */
 export async function stopTracing(): Promise<void> {
-  const running = sdk;
-  sdk = null;
-  await running?.shutdown().catch(() => undefined);
+  const stop = stopSdk;
+  stopSdk = null;
+  await stop?.().catch(() => undefined);
 }
 
 const tracer = () => trace.getTracer(TRACER_NAME);
