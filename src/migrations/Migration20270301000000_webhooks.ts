@@ -37,6 +37,11 @@ $$;`;
 const DOCUMENT_IDS = `'project_id', p.id, 'template_id', t.id, 'main_template_id', coalesce(t.parent_id, t.id),
   'document_id', d.id, 'contractor_id', d.contractor_id, 'template_stats', webhook_template_stats(t.id)`;
 
+/** The event of an ANSWERED or DECLINED version `c`: an answer carries the offer's figures. */
+const VERSION_EVENT = `select p.organization_id, case c.status when 'ANSWERED' then 'contractor.answered' else 'contractor.declined' end,
+        jsonb_build_object(${DOCUMENT_IDS}, 'version_id', c.id, 'version', c.version, 'sent_at', webhook_time(c.sent_at))
+        || case when c.status = 'ANSWERED' then jsonb_build_object('sub_total', c.sub_total, 'discount', c.discount, 'amount', c.sub_total - c.discount) else '{}' end`;
+
 const TEMPLATE_IDS = `'project_id', p.id, 'template_id', c.id, 'main_template_id', coalesce(c.parent_id, c.id),
   'parent_id', c.parent_id, 'is_slice', c.is_slice, 'slice_name', c.slice_name, 'trade_id', c.trade_id`;
 
@@ -47,17 +52,13 @@ const TEMPLATE_IDS = `'project_id', p.id, 'template_id', c.id, 'main_template_id
 const TRIGGERS: Array<{ table: string; event: 'insert' | 'update' | 'delete'; select: string }> = [
   {
     table: 'document_version', event: 'insert',
-    select: `select p.organization_id, case c.status when 'ANSWERED' then 'contractor.answered' else 'contractor.declined' end,
-        jsonb_build_object(${DOCUMENT_IDS}, 'version_id', c.id, 'version', c.version, 'sent_at', webhook_time(c.sent_at))
-        || case when c.status = 'ANSWERED' then jsonb_build_object('sub_total', c.sub_total, 'discount', c.discount, 'amount', c.sub_total - c.discount) else '{}' end
+    select: `${VERSION_EVENT}
       from changed c join document d on d.id = c.document_id join template t on t.id = d.template_id join project p on p.id = t.project_id
       where c.status in ('ANSWERED', 'DECLINED')`,
   },
   {
     table: 'document_version', event: 'update',
-    select: `select p.organization_id, case c.status when 'ANSWERED' then 'contractor.answered' else 'contractor.declined' end,
-        jsonb_build_object(${DOCUMENT_IDS}, 'version_id', c.id, 'version', c.version, 'sent_at', webhook_time(c.sent_at))
-        || case when c.status = 'ANSWERED' then jsonb_build_object('sub_total', c.sub_total, 'discount', c.discount, 'amount', c.sub_total - c.discount) else '{}' end
+    select: `${VERSION_EVENT}
       from changed c join previous o on o.id = c.id
       join document d on d.id = c.document_id join template t on t.id = d.template_id join project p on p.id = t.project_id
       where c.status in ('ANSWERED', 'DECLINED') and o.status is distinct from c.status`,

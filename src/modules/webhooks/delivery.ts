@@ -257,7 +257,11 @@ export class WebhookDelivery {
   /** An endpoint's failing streak, and its disabling: by a 410, or after WEBHOOK_DISABLE_AFTER of failures only. */
   private async endpointStates(batch: Recorded[]): Promise<void> {
     const byEndpoint = new Map<string, Recorded[]>();
-    for (const r of batch) byEndpoint.set(r.delivery.endpoint_id, [...(byEndpoint.get(r.delivery.endpoint_id) ?? []), r]);
+    for (const r of batch) {
+      const results = byEndpoint.get(r.delivery.endpoint_id);
+      if (results) results.push(r);
+      else byEndpoint.set(r.delivery.endpoint_id, [r]);
+    }
     for (const [endpointId, results] of byEndpoint) {
       const gone = results.find((r) => r.outcome === 'gone');
       const succeeded = results.some((r) => r.outcome === 'succeeded');

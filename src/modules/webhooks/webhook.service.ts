@@ -44,6 +44,21 @@ const webhookOf = (em: EntityManager, row: EndpointRow): Webhook => ({
   updatedAt: rowTime(em, row.updated_at),
 });
 
+interface EventRow {
+  id: string;
+  type: string;
+  created_at: string;
+}
+
+/** The one row mapper of a queued event. */
+const eventOf = (em: EntityManager, row: EventRow): WebhookEvent => ({ id: row.id, type: row.type, createdAt: rowTime(em, row.created_at) });
+
+/** The event types as a PostgreSQL array literal, each once (they are checked against WEBHOOK_EVENT_TYPES). */
+const typesArray = (types: string[]) => `{${[...new Set(types)].join(',')}}`;
+
+/** Wakes the delivery loops at the transaction's commit (the trigger's way, for what the service queues itself). */
+const wakeDelivery = (em: EntityManager) => em.execute('select pg_notify(?, \'\')', [WEBHOOK_CHANNEL]);
+
 /** Standard Webhooks' secret format: `whsec_` and the base64 of the HMAC key (24 random bytes). */
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -104,7 +119,7 @@ export class WebhookService {
       }
       const [created] = await em.execute<EndpointRow[]>(`insert into webhook_endpoint (id, organization_id, url, description, event_types, secret)
         values (?, ?, ?, ?, ?::text[], ?) returning ${ENDPOINT_COLUMNS}`,
-      [randomUUID(), input.organizationId.toLowerCase(), input.url, input.description ?? '', `{${[...new Set(input.eventTypes)].join(',')}}`, secret]);
+      [randomUUID(), input.organizationId.toLowerCase(), input.url, input.description ?? '', typesArray(input.eventTypes), secret]);
       return created;
     });
     return { webhook: webhookOf(this.sc.em, row), secret };
@@ -123,9 +138,9 @@ export class WebhookService {
           failing_since = case when ? then null else failing_since end,
           updated_at = clock_timestamp()
         where id = ? returning ${ENDPOINT_COLUMNS}`,
-      [input.url ?? null, input.description ?? null, input.eventTypes ? `{${[...new Set(input.eventTypes)].join(',')}}` : null,
+      [input.url ?? null, input.description ?? null, input.eventTypes ? typesArray(input.eventTypes) : null,
         enable, disable, enable, disable, enable, current.id]);
-      if (enable) await em.execute('select pg_notify(?, \'\')', [WEBHOOK_CHANNEL]);
+      if (enable) await wakeDelivery(em);
       return webhookOf(em, row);
     });
   }
@@ -155,13 +170,13 @@ export class WebhookService {
     return this.sc.em.transactional(async (em) => {
       const endpoint = await this.endpointRow(em, id, true);
       if (endpoint.disabled_at) throw new ConflictError('The webhook is disabled: enable it before sending a test event');
-      const [event] = await em.execute<Array<{ id: string; type: string; created_at: string }>>(`insert into webhook_event (organization_id, type, payload)
+      const [event] = await em.execute<EventRow[]>(`insert into webhook_event (organization_id, type, payload)
         select ?, ?::text, jsonb_build_object('type', ?::text, 'timestamp', webhook_time(clock_timestamp()),
           'data', jsonb_build_object('webhook_id', ?::uuid, 'organization_id', ?::uuid))
         returning id, type, created_at`, [endpoint.organization_id, TEST_EVENT_TYPE, TEST_EVENT_TYPE, endpoint.id, endpoint.organization_id]);
       await em.execute('insert into webhook_delivery (event_id, endpoint_id) values (?, ?)', [event.id, endpoint.id]);
-      await em.execute('select pg_notify(?, \'\')', [WEBHOOK_CHANNEL]);
-      return { id: event.id, type: event.type, createdAt: rowTime(em, event.created_at) };
+      await wakeDelivery(em);
+      return eventOf(em, event);
     });
   }
 
@@ -185,14 +200,14 @@ export class WebhookService {
     return this.sc.em.transactional(async (em) => {
       const endpoint = await this.endpointRow(em, id, true);
       if (endpoint.disabled_at) throw new ConflictError('The webhook is disabled: enable it before redelivering');
-      const rows = await em.execute<Array<{ id: string; type: string; created_at: string }>>(`update webhook_delivery d
+      const rows = await em.execute<EventRow[]>(`update webhook_delivery d
           set status = 'pending', next_attempt_at = clock_timestamp(), finished_at = null
         from webhook_attempt a, webhook_event e
         where a.id = ? and a.endpoint_id = ? and d.id = a.delivery_id and e.id = d.event_id
         returning e.id, e.type, e.created_at`, [attemptId.toLowerCase(), endpoint.id]);
       if (!rows.length) throw new NotFoundError('Attempt not found');
-      await em.execute('select pg_notify(?, \'\')', [WEBHOOK_CHANNEL]);
-      return { id: rows[0].id, type: rows[0].type, createdAt: rowTime(em, rows[0].created_at) };
+      await wakeDelivery(em);
+      return eventOf(em, rows[0]);
     });
   }
 }

@@ -68,7 +68,6 @@ export class ConflictError extends AppError {
   readonly code = 'CONFLICT' as const;
 }
 
-/** A method the path does not serve; the answer lists the ones it does in `Allow`. */
 /** A GraphQL request by document id that names no trusted document, or an arbitrary document where only trusted ones run. */
 export class TrustedDocumentError extends AppError {
   readonly status = 400;
@@ -77,6 +76,7 @@ export class TrustedDocumentError extends AppError {
   }
 }
 
+/** A method the path does not serve; the answer lists the ones it does in `Allow`. */
 export class MethodNotAllowedError extends AppError {
   readonly status = 405;
   readonly code = 'BAD_USER_INPUT' as const;

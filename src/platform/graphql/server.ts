@@ -290,10 +290,11 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
       }
       return next();
     }
-    const params = Object.fromEntries(new URLSearchParams(ctx.querystring));
-    const document = trustedDocumentOf(settings, { query: params.query, documentId: params.documentId, extensions: parsedJson(params.extensions) }, email);
+    const params: Record<string, unknown> = Object.fromEntries(new URLSearchParams(ctx.querystring));
+    params.extensions = parsedJson(params.extensions as string | undefined);
+    const document = trustedDocumentOf(settings, params, email);
     if (document !== null) {
-      const resolved = resolvedById({ ...params, extensions: parsedJson(params.extensions) }, document);
+      const resolved = resolvedById(params, document);
       const search = new URLSearchParams();
       for (const [name, value] of Object.entries(resolved)) {
         if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
