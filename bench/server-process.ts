@@ -22,6 +22,8 @@ export class ServerProcess {
       env: {
         PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1',
         AUTH_DEV_PROVIDER: 'true', RATE_LIMIT_STORE: 'memory', RATE_LIMIT_API_POINTS: '100000000', RATE_LIMIT_TOKEN_POINTS: '1000',
+        // A benchmark's clients share one token but stand for many users: no caller's budget or share applies.
+        RATE_LIMIT_GRAPHQL_COST_POINTS: '1000000000000', GRAPHQL_QUEUE_LENGTH_PER_CALLER: '100000',
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
         ...env,
       },

@@ -23,7 +23,7 @@ import { sharedDownloadUrlSecret } from './modules/documents/file-url';
 import { IdentityProviderService } from './modules/identity/identity-provider.service';
 import { LoginThrottle } from './modules/identity/login-throttle';
 import { TokenVerifier } from './platform/auth/token-verifier';
-import { GRAPHQL_LIMITS, graphqlProtection, graphqlRoutes } from './platform/graphql/server';
+import { graphqlRoutes } from './platform/graphql/server';
 import { graphqlSchema } from './modules/schema';
 import { createLoaders } from './modules/loaders';
 import { ChangeFeed } from './modules/changes/feed';
@@ -156,13 +156,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(restRoutes(config, verifier, callers, admission).routes());
   koa.use(fileRoutes(config).routes());
   const schema = await graphqlSchema();
-  const graphql = await graphqlRoutes(config, verifier, callers, metrics, { schema, createLoaders }, admission);
+  const graphql = await graphqlRoutes(config, { verifier, callers, metrics, modules: { schema, createLoaders }, admission, costQuota: limiters.graphqlCost });
   koa.use(graphql.router.routes());
   const subscriptions = createSubscriptionServer({
     config, orm, log, metrics, verifier, feed, lifecycle,
     schema,
-    validationRules: graphqlProtection(config).validationRules,
-    maxTokens: GRAPHQL_LIMITS.maxTokens,
     quota: limiters.api,
     callers,
     // The address Koa gives HTTP requests (TRUST_PROXY, the last X-Forwarded-For entry), for the client_ip binding.

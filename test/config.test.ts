@@ -133,6 +133,7 @@ describe('configuration', () => {
       storeTimeoutMs: 500,
       api: { points: 600, windowSeconds: 60 },
       token: { points: 100, windowSeconds: 60 },
+      graphqlCost: { points: 1_000_000, windowSeconds: 60 },
       login: { maxFailuresPerUserAddress: 10, maxFailuresPerUser: 30, maxFailuresPerAddress: 100, failureWindowSeconds: 86400, lockoutSeconds: 900 },
     });
   });

@@ -5,6 +5,7 @@ import { routePaths } from '../src/platform/rest/mount';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor, tokenRequest } from './support/auth';
+import { answered } from './support/graphql';
 import { request, type HttpResponse } from './support/http';
 
 // CORS (decisions.md section 8, docs/decisions.md "Browsers"): which origins a page may call the service from,
@@ -95,7 +96,7 @@ describe('Requests from an allowed origin: the answer may be read, X-Request-Id,
       graphql: await request(t.url, 'POST', '/graphql', { token: architect, body: { query: '{ me { id } }' }, headers: { Origin: DEV_PAGE } }),
       token: await tokenRequest(t.url, { grant_type: 'password', client_id: 'svc-api', username: 'architect@demo.test', password: 'demo-password', scope: 'svc' }, { Origin: DEV_PAGE }),
     };
-    expect(answers.graphql.body).toEqual({ data: { me: { id: DEMO_IDS.users.architect } } });
+    expect(answers.graphql.body).toEqual(answered({ me: { id: DEMO_IDS.users.architect } }));
     for (const [name, res] of Object.entries(answers)) {
       expect([name, res.status, res.headers.get('access-control-allow-origin')]).toEqual([name, 200, DEV_PAGE]);
       expect(list(res.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(EXPOSED));

@@ -7,7 +7,7 @@ import { CSRF_PREVENTION } from '../src/platform/graphql/server';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
-import { gql } from './support/graphql';
+import { answered, gql } from './support/graphql';
 import { request, type HttpResponse } from './support/http';
 
 // GraphQL over HTTP: who may skip the token, the HTTP status of each kind of refusal, the shape of every
@@ -75,7 +75,7 @@ describe('GET /graphql: only a browser asking for the IDE page skips the token',
   it('runs a GET query of a caller with a token, `me` included, without any extra header', async () => {
     for (const accept of ['*/*', 'application/json']) {
       const res = await get({ query: '{ me { id } }' }, { Accept: accept }, architect);
-      expect([res.status, res.body]).toEqual([200, { data: { me: { id: DEMO_IDS.users.architect } } }]);
+      expect([res.status, res.body]).toEqual([200, answered({ me: { id: DEMO_IDS.users.architect } })]);
     }
   });
 
@@ -131,33 +131,71 @@ describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes 
     }
   });
 
-  it('answers 400 BAD_USER_INPUT to a query over the limit of 4,000 tokens, and runs one of exactly 4,000', async () => {
-    // 12 tokens besides the list: `{ projectsStatistics ( ids : [ ... ] ) { answered } }`.
-    const statistics = (ids: number) => `{ projectsStatistics(ids: [${Array(ids).fill(`"${DEMO_IDS.projects.residence}"`).join(' ')}]) { answered } }`;
-    expect(refused(await gql(t.url, architect, statistics(3989)), 400, 'BAD_USER_INPUT')).toMatch(/4000 tokens/);
-    const under = await gql(t.url, architect, statistics(3988));
-    expect([under.status, under.body.errors, under.body.data?.projectsStatistics?.length]).toEqual([200, undefined, 3988]);
+  it('answers 400 TOKEN_LIMIT to a query over the limit of 4,000 tokens, and runs one of exactly 4,000', async () => {
+    // 20 tokens besides the list: `query ( $ a : ID ! ) { projectsStatistics ( ids : [ ... ] ) { answered } }`; each `$a` is 2.
+    const statistics = (ids: number) => `query($a: ID!) { projectsStatistics(ids: [${Array(ids).fill('$a').join(' ')}]) { answered } }`;
+    const over = refused(await gql(t.url, architect, statistics(1991), { a: DEMO_IDS.projects.residence }), 400, 'TOKEN_LIMIT');
+    expect(over).toBe('The document has more than 4000 tokens, the limit');
+    const under = await gql(t.url, architect, statistics(1990), { a: DEMO_IDS.projects.residence });
+    expect([under.status, under.body.errors, under.body.data?.projectsStatistics?.length]).toEqual([200, undefined, 1990]);
   });
 
-  it('answers 400 BAD_USER_INPUT `The document is nested too deeply` when the parser runs out of stack before the token limit', async () => {
+  it('answers 400 DOCUMENT_SIZE_LIMIT to a document over 64 KiB, before parsing it: a one-token comment included (a GET cannot carry one: Node refuses such a URL)', async () => {
+    const comment = (bytes: number) => `{ me { id } } #${'x'.repeat(bytes - 15)}`;
+    expect(Buffer.byteLength(comment(65537))).toBe(65537);
+    for (const query of [comment(65537), comment(1024 * 1024 - 100)]) {
+      expect(refused(await gql(t.url, architect, query), 400, 'DOCUMENT_SIZE_LIMIT')).toMatch(/over the limit of 65536 bytes/);
+    }
+    // Bytes, not characters: 40,000 characters of two bytes each.
+    refused(await gql(t.url, architect, comment(40000).replace(/x/g, 'é')), 400, 'DOCUMENT_SIZE_LIMIT');
+    const exactly = await gql(t.url, architect, comment(65536));
+    expect([exactly.status, exactly.body.data]).toEqual([200, { me: { id: DEMO_IDS.users.architect } }]);
+  });
+
+  it('answers 400 DEPTH_LIMIT `The document is nested too deeply` when the parser runs out of stack before the token limit', async () => {
     const query = `{ projectsStatistics(ids: ${'['.repeat(3990)}"x"${']'.repeat(3990)}) { answered } }`;
-    expect(refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')).toBe('The document is nested too deeply');
+    expect(refused(await gql(t.url, architect, query), 400, 'DEPTH_LIMIT')).toBe('The document is nested too deeply');
   });
 
-  it('answers 400 BAD_USER_INPUT to validation errors and to every query limit: depth, aliases, cost, directives', async () => {
+  it('answers 400 BAD_USER_INPUT to validation errors, and each query limit with its own code: depth, aliases, directives, repeated fields, cost', async () => {
     const deep = `{ projects { nodes { templates { ${'slices { '.repeat(12)} id ${'} '.repeat(12)} } } } }`;
-    const queries = [
-      '{ nope }',
-      '{ me }',
-      '{ project(id: true) { id } }',
-      deep,
-      `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ')} }`,
-      `{ me { id ${'@include(if: true) '.repeat(21)} } }`,
-      // graphql-armor's cost: 10,656 for one such page of 500 projects.
-      '{ a: projects(first: 500) { nodes { templates { slices { id } } } } b: projects(first: 500) { nodes { templates { slices { id } } } } }',
+    const cases: Array<[string, string, RegExp]> = [
+      ['{ nope }', 'BAD_USER_INPUT', /Cannot query field "nope"/],
+      ['{ me }', 'BAD_USER_INPUT', /must have a selection/],
+      ['{ project(id: true) { id } }', 'BAD_USER_INPUT', /ID cannot represent/],
+      [deep, 'DEPTH_LIMIT', /^Query depth limit of 12 exceeded, found 16\.$/],
+      [`{ ${Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ')} }`, 'ALIAS_LIMIT', /^Aliases limit of 15 exceeded, found 16\.$/],
+      [`{ me { id ${'@include(if: true) '.repeat(21)} } }`, 'DIRECTIVE_LIMIT', /^Directives limit of 20 exceeded, found 21\.$/],
+      [`{ me { ${'id '.repeat(102)} } }`, 'FIELD_REPEAT_LIMIT', /selects 101 fields again .* over the limit of 100/],
+      // 5 x (1 + 500 x 10): each project's node counts 10 values (test/graphql.cost.test.ts).
+      [`{ ${Array.from({ length: 5 }, (_, i) => `p${i}: projects(first: 500) { nodes { id name templates { id slices { id } } statistics { answered declined } } }`).join(' ')} }`,
+        'COST_LIMIT', /^The operation's requested cost is 25005, over the limit of 20000/],
     ];
-    for (const query of queries) {
-      expect([query, refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')]).toEqual([query, expect.any(String)]);
+    for (const [query, code, message] of cases) {
+      const res = await gql(t.url, architect, query);
+      // The limit first; graphql-js's own errors of the same document (21 @include at one place) after it.
+      expect([query, res.status, res.body.data, res.body.errors[0].extensions.code]).toEqual([query, 400, undefined, code]);
+      expect(res.body.errors[0].message).toMatch(message);
+      for (const error of res.body.errors.slice(1)) expect(error.extensions.code).toBe('BAD_USER_INPUT');
+      expect(res.text).not.toMatch(/Syntax Error/);
+    }
+  });
+
+  it('reports a document both too deep and too costly as too deep: depth is a validation rule, cost is reckoned only for a valid document', async () => {
+    const deepAndCostly = `{ projects(first: 500) { nodes { id name templates { ${'slices { '.repeat(9)} id ${'} '.repeat(9)} } } } }`;
+    const res = await gql(t.url, architect, deepAndCostly);
+    expect(refused(res, 400, 'DEPTH_LIMIT')).toMatch(/depth limit of 12/);
+  });
+
+  it('refuses 3,990 repeated fields, flat or nested, at once with FIELD_REPEAT_LIMIT rather than after graphql-js gives up (`Validation aborted.`)', async () => {
+    const flat = `{ me { ${'id '.repeat(3990)} } }`;
+    const nested = `{ projects { nodes { ${'templates { id documents { id } } '.repeat(300)} } } }`;
+    for (const query of [flat, nested]) {
+      const started = Date.now();
+      const res = await gql(t.url, architect, query);
+      expect(refused(res, 400, 'FIELD_REPEAT_LIMIT')).toMatch(/select each field once/);
+      // Not a timing assertion of the service's speed: a refusal that ran graphql-js's pairwise check takes 100-600 ms.
+      expect(Date.now() - started).toBeLessThan(2000);
     }
   });
 
@@ -170,7 +208,7 @@ describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes 
     const withFragments = (n: number) => `{ projects { nodes { templates { ...S0 } } } } ${
       Array.from({ length: n }, (_, i) => `fragment S${i} on Template { slices { ${i < n - 1 ? `...S${i + 1}` : 'id'} } }`).join(' ')}`;
     for (const query of [inline(8), withFragments(8)]) expect([query, (await gql(t.url, architect, query)).status]).toEqual([query, 200]);
-    for (const query of [inline(9), withFragments(9)]) expect(refused(await gql(t.url, architect, query), 400, 'BAD_USER_INPUT')).toMatch(/depth limit of 12/);
+    for (const query of [inline(9), withFragments(9)]) expect(refused(await gql(t.url, architect, query), 400, 'DEPTH_LIMIT')).toMatch(/depth limit of 12/);
   });
 
   it('answers 400 BAD_USER_INPUT to a variable of the wrong type, a missing one, and variables that are not an object', async () => {
@@ -246,7 +284,7 @@ describe('logging: only server faults are errors', () => {
 
   it('logs a request with 300 repeated directives as one line below WARN, without a stack trace', async () => {
     const res = await gql(t.url, architect, `{ me { id ${'@skip(if: false) '.repeat(300)} } }`);
-    refused(res, 400, 'BAD_USER_INPUT');
+    expect([res.status, res.body.errors[0].extensions.code]).toEqual([400, 'DIRECTIVE_LIMIT']);
     const lines = besidesAccess(res);
     expect(lines).toHaveLength(1);
     expect(lines[0].level).toBeLessThan(40);

@@ -1,7 +1,7 @@
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
-import { gql } from './support/graphql';
+import { answered, gql } from './support/graphql';
 
 let t: TestApp;
 let architect: string;
@@ -182,7 +182,7 @@ describe('Mutation.deleteProjectTrade', () => {
     const id = created.body.data.createProjectTrade.trade.id;
     const res = await run(DELETE_TRADE, { p: PRJ.school, id });
     const remaining = (await tradesOf(PRJ.school)).map((x) => ({ id: x.id }));
-    expect(res.body).toEqual({ data: { deleteProjectTrade: { deletedTradeId: id, project: { id: PRJ.school, trades: remaining } } } });
+    expect(res.body).toEqual(answered({ deleteProjectTrade: { deletedTradeId: id, project: { id: PRJ.school, trades: remaining } } }));
     expect(remaining).toHaveLength(5);
     expect(remaining.map((x) => x.id)).not.toContain(id);
     expect(codeOf(await run(DELETE_TRADE, { p: PRJ.school, id }))).toBe('NOT_FOUND');
@@ -282,17 +282,17 @@ describe('Mutation.deleteTemplate', () => {
     expect(ids).toEqual(expect.arrayContaining([main.id, b.id]));
     expect(ids).not.toContain(a.id);
     // The slice, the project's templates and the main template's slices as they now are.
-    expect(slice.body).toEqual({ data: { deleteTemplate: {
+    expect(slice.body).toEqual(answered({ deleteTemplate: {
       deletedTemplateIds: [a.id], project: { id: PRJ.residence, templates: ids.map((id) => ({ id })) }, parentTemplate: { id: main.id, slices: [{ id: b.id }] },
-    } } });
+    } }));
     const whole = await run(DELETE_TEMPLATE, { p: PRJ.residence, id: main.id });
     ids = (await templatesOf(PRJ.residence)).map((x) => x.id);
     expect(ids).not.toContain(main.id);
     expect(ids).not.toContain(b.id);
     // A main template goes with its remaining slices; no parent.
-    expect(whole.body).toEqual({ data: { deleteTemplate: {
+    expect(whole.body).toEqual(answered({ deleteTemplate: {
       deletedTemplateIds: [main.id, b.id], project: { id: PRJ.residence, templates: ids.map((id) => ({ id })) }, parentTemplate: null,
-    } } });
+    } }));
   });
 
   it('deletes a template whose documents hold no ANSWERED version, with its documents', async () => {

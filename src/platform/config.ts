@@ -68,6 +68,9 @@ export interface Config {
     maxConcurrentOperations: number;
     /** How long an operation waits for its turn before 503 + Retry-After. */
     queueTimeoutMs: number;
+    /** One caller's share: its operations run at once by this instance, and waiting; one more is refused with 429. */
+    maxConcurrentOperationsPerCaller: number;
+    queueLengthPerCaller: number;
     /** The front end's trusted documents and whether arbitrary ones run (docs/trusted-documents.md). */
     trustedDocuments: TrustedDocumentsSettings;
   };
@@ -208,6 +211,8 @@ export interface RateLimitConfig {
   api: { points: number; windowSeconds: number };
   /** Requests per client address to the token endpoint. */
   token: { points: number; windowSeconds: number };
+  /** Cost of GraphQL operations per caller (src/platform/graphql/cost.ts). */
+  graphqlCost: { points: number; windowSeconds: number };
   login: {
     /** Consecutive failed sign-ins of one username from one address before a lockout. */
     maxFailuresPerUserAddress: number;
@@ -237,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']);
   const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', null, ['postgres:', 'postgresql:']);
   if (databaseDirectUrl && !databaseUrl) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL (the embedded database is reached directly)');
+  const maxConcurrentOperations = int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS', Math.max(2, availableParallelism()), 1, 10000);
   return {
     nodeEnv,
     host: str(env, 'HOST', '0.0.0.0'),
@@ -267,8 +273,11 @@ export function loadConfig(env: Env = process.env): Config {
     graphql: {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
-      maxConcurrentOperations: int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS', Math.max(2, availableParallelism()), 1, 10000),
+      maxConcurrentOperations,
       queueTimeoutMs: int(env, 'GRAPHQL_QUEUE_TIMEOUT_MS', 900, 50, 600000),
+      // Every turn by default: a caller's own mutation waiting on a lock must not hold its queries (the queue is fair).
+      maxConcurrentOperationsPerCaller: int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS_PER_CALLER', maxConcurrentOperations, 1, 10000),
+      queueLengthPerCaller: int(env, 'GRAPHQL_QUEUE_LENGTH_PER_CALLER', 8, 0, 100000),
       trustedDocuments: trustedDocumentsSettings(env),
     },
     cors: corsSettings(env, production),
@@ -388,6 +397,10 @@ function rateLimitConfig(env: Env): RateLimitConfig {
     token: {
       points: int(env, 'RATE_LIMIT_TOKEN_POINTS', 100, 1, 1e9),
       windowSeconds: int(env, 'RATE_LIMIT_TOKEN_WINDOW_SECONDS', 60, 1, DAY),
+    },
+    graphqlCost: {
+      points: int(env, 'RATE_LIMIT_GRAPHQL_COST_POINTS', 1_000_000, 1, 1e12),
+      windowSeconds: int(env, 'RATE_LIMIT_GRAPHQL_COST_WINDOW_SECONDS', 60, 1, DAY),
     },
     login: {
       maxFailuresPerUserAddress: int(env, 'LOGIN_MAX_FAILURES_PER_USER_ADDRESS', 10, 1, 1e9),

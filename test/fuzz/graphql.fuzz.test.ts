@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { tokenFor } from '../support/auth';
 import { request, type HttpResponse } from '../support/http';
 import { leakIn } from '../support/leaks';
+import { GRAPHQL_LIMIT_CODES } from '../../src/platform/errors/errors';
 
 // Seeded fuzzing of /graphql, driven by the schema: operations built from its real fields, arguments and
 // input types (valid, with wrong values, with wrong variables), their text broken, syntax garbage, deep
@@ -20,9 +21,9 @@ import { leakIn } from '../support/leaks';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 
-/** decisions.md sections 7 and 8: every code a GraphQL error may carry, INTERNAL_SERVER_ERROR excluded. */
-const CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_USER_INPUT', 'CONFLICT', 'RATE_LIMITED',
-  'SERVICE_UNAVAILABLE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']);
+/** decisions.md sections 7 and 8 and the limits of docs/decisions.md: every code a GraphQL error may carry, INTERNAL_SERVER_ERROR excluded. */
+const CODES = new Set<string>(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_USER_INPUT', 'CONFLICT', 'RATE_LIMITED',
+  'SERVICE_UNAVAILABLE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', ...GRAPHQL_LIMIT_CODES]);
 
 interface FuzzRequest {
   method: string;

@@ -10,7 +10,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../../platform/config';
-import { toAppError, TrustedDocumentError } from '../../platform/errors/errors';
+import { GraphQLLimitError, toAppError, TrustedDocumentError } from '../../platform/errors/errors';
 import { trustedDocumentOf, type RequestedDocument } from '../../platform/graphql/trusted-documents';
 import { CLOSE, closingOf } from '../../platform/errors/websocket';
 import type { Lifecycle } from '../../platform/http/lifecycle';
@@ -21,7 +21,9 @@ import type { CallerCache } from '../../platform/auth/caller-cache';
 import { loadCaller } from '../../platform/auth/caller.service';
 import type { TokenVerifier, VerifiedToken } from '../../platform/auth/token-verifier';
 import type { ServiceContext } from '../../platform/service-context';
-import { classifyGraphQLError, formatError } from '../../platform/errors/graphql';
+import { classifyGraphQLError, graphqlErrorFormatter, requestError } from '../../platform/errors/graphql';
+import { checkDocumentSize, GRAPHQL_LIMITS, limitError, limitRules } from '../../platform/graphql/limits';
+import { requestedCost } from '../../platform/graphql/cost';
 import type { ChangeFeed, SubscriberConnection, Update } from './feed';
 
 /**
@@ -65,9 +67,6 @@ export interface SubscriptionServerDeps {
   feed: ChangeFeed;
   lifecycle: Lifecycle;
   schema: GraphQLSchema;
-  /** Validation rules of HTTP's GraphQL (depth, cost, aliases...), applied alike. */
-  validationRules: readonly ValidationRule[];
-  maxTokens: number;
   /** Requests per caller: opening a connection counts as one, under the key HTTP requests count under. */
   quota: Quota;
   /** The callers HTTP requests keep (src/platform/auth/caller-cache.ts): a connection's caller is found alike. */
@@ -159,7 +158,9 @@ function subscribeWithUpdateContexts(args: ExecutionArgs): Promise<AsyncIterable
 export function createSubscriptionServer(deps: SubscriptionServerDeps): SubscriptionServer {
   const { config, orm, log, metrics, verifier, feed, lifecycle, schema } = deps;
   const limits = config.subscriptions;
-  const rules = [...specifiedRules, ...deps.validationRules];
+  // The limits of HTTP's GraphQL, applied alike (src/platform/graphql/limits.ts); cost once the variables are known.
+  const rules: readonly ValidationRule[] = [...specifiedRules, ...limitRules()];
+  const formatError = graphqlErrorFormatter({ hideSuggestions: !config.graphql.introspection });
   const connectionsByCaller = new Map<string, number>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   let closing: Promise<void> | null = null;
@@ -226,10 +227,13 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
         if (err instanceof TrustedDocumentError) return [new GraphQLError(err.message, { originalError: err })];
         throw err;
       }
+      // Parse and validation errors are the caller's, coded as over HTTP (a limit by its own code).
       try {
-        document = parse(query, { maxTokens: deps.maxTokens });
+        checkDocumentSize(query);
+        document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
       } catch (err) {
-        return err instanceof GraphQLError ? [err] : refusal('The document could not be parsed');
+        if (err instanceof GraphQLLimitError) return [limitError(err.code, err.message)];
+        return [requestError(err, 'GRAPHQL_PARSE_FAILED')];
       }
       let invalid: readonly GraphQLError[];
       try {
@@ -240,11 +244,15 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
         if (!(err instanceof GraphQLError)) throw err;
         return refusal(`The root field of a subscription cannot depend on a variable (@include, @skip): ${err.message}`);
       }
-      if (invalid.length) return invalid;
+      if (invalid.length) return invalid.map((e) => requestError(e, 'GRAPHQL_VALIDATION_FAILED'));
       const operation = getOperationAST(document, payload.operationName);
       if (!operation) return refusal('The document must hold one operation, or operationName must name one of them');
       if (operation.operation !== 'subscription') {
         return refusal(`Only subscriptions are served over WebSocket: send a ${operation.operation} to /graphql over HTTP`);
+      }
+      const cost = requestedCost(schema, document, payload.operationName ?? undefined, payload.variables ?? undefined);
+      if (cost !== null && cost > GRAPHQL_LIMITS.maxCost) {
+        return [limitError('COST_LIMIT', `The operation's requested cost is ${cost}, over the limit of ${GRAPHQL_LIMITS.maxCost}: ask for fewer fields`)];
       }
       if (Object.keys(ctx.subscriptions).length > limits.maxPerConnection) {
         metrics.subscriptionRefusals.inc({ reason: 'subscription_limit' });

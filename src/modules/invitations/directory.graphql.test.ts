@@ -4,7 +4,7 @@ import { DEMO_IDS, DEMO_SIRETS } from '../../seed/demo-data';
 import { formatDay } from '../../platform/values/time';
 import { startTestApp, type TestApp } from '../../../test/support/app';
 import { tokenFor } from '../../../test/support/auth';
-import { gql } from '../../../test/support/graphql';
+import { answered, gql } from '../../../test/support/graphql';
 import { request } from '../../../test/support/http';
 
 let t: TestApp;
@@ -65,13 +65,13 @@ function failure(res: { body: { data?: unknown; errors?: Array<{ message: string
 describe('Query.tradeLists', () => {
   it('lists the public trade lists, then the caller\'s organizations\' own, equal to REST #23', async () => {
     const res = await gql(t.url, architect, `{ tradeLists { ${TRADE_LIST} } }`);
-    expect(res.body).toEqual({ data: { tradeLists: [
+    expect(res.body).toEqual(answered({ tradeLists: [
       { id: LISTS.standard, name: 'Lots standard bâtiment', organizationId: null, createdAt: '2026-01-02T08:00:00.000000Z', updatedAt: '2026-01-02T08:00:00.000000Z' },
       {
         id: LISTS.atelierDemo, name: 'Réhabilitation – lots Atelier Demo', organizationId: ORG.atelierDemo,
         createdAt: '2026-01-20T14:00:00.000000Z', updatedAt: '2026-01-20T14:00:00.000000Z',
       },
-    ] } });
+    ] }));
     const rest = await request(t.url, 'GET', `${P}/trades/list`, { token: architect });
     expect(toRest(res.body.data.tradeLists)).toEqual(rest.body.trade_lists);
   });
@@ -152,11 +152,11 @@ describe('Query.contractor', () => {
 
   it('answers the entry of the current organization\'s directory, equal to REST #22', async () => {
     const res = await gql(t.url, architect, QUERY, { id: CTR.batimentsDurand });
-    expect(res.body).toEqual({ data: { contractor: {
+    expect(res.body).toEqual(answered({ contractor: {
       id: CTR.batimentsDurand, name: 'Bâtiments Durand SAS', email: 'p.durand@batiments-durand.fr', phone: '04 78 58 12 30',
       information: { fiscalNumber: DEMO_SIRETS.shared }, companyId: ORG.batimentsDurand,
       createdAt: '2026-02-01T09:00:00.000000Z', updatedAt: '2026-02-01T09:00:00.000000Z',
-    } } });
+    } }));
     for (const id of [CTR.batimentsDurand, CTR.btpMoreau, CTR.elecServices]) {
       const graphql = await gql(t.url, architect, QUERY, { id });
       const rest = await request(t.url, 'GET', `${P}/contractors/${id}`, { token: architect });
@@ -211,9 +211,9 @@ describe('Query.creditsUsage', () => {
 
   it('reports the current organization\'s consumption over the period, both days inclusive, equal to REST #35', async () => {
     const res = await usage({ from: '2021-04-01', to: '2021-04-30' });
-    expect(res.body).toEqual({ data: { creditsUsage: {
+    expect(res.body).toEqual(answered({ creditsUsage: {
       total: 2 + 4, from: '2021-04-01', to: '2021-04-30', scope: { type: 'organization', ...demoScope }, organizations: [{ ...demoTotal, total: 6 }],
-    } } });
+    } }));
     const rest = await request(t.url, 'GET', '/api/v1/credits-usage?from=2021-04-01&to=2021-04-30', { token: architect });
     expect(asRest(res.body.data.creditsUsage)).toEqual(rest.body.credits_usage);
   });

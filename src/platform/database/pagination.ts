@@ -37,6 +37,8 @@ export function decodeCursor(cursor: string, field = 'cursor'): Cursor {
 }
 
 export const MAX_PAGE_SIZE = 500;
+/** Page size of a GraphQL list asked without `first` (REST lists without `limit` answer every record, as interface.md says). */
+export const DEFAULT_PAGE_SIZE = 100;
 
 /** Parses a page size from a query string or GraphQL argument. */
 export function pageSize(value: string | number | undefined | null, field = 'limit'): number | null {

@@ -14,7 +14,13 @@ export interface FieldError {
 export type ErrorCode =
   | 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE' | 'INTERNAL_SERVER_ERROR' | 'IDEMPOTENCY_KEY_REUSED'
-  | 'PERSISTED_QUERY_NOT_FOUND' | 'TRUSTED_DOCUMENT_REQUIRED';
+  | 'PERSISTED_QUERY_NOT_FOUND' | 'TRUSTED_DOCUMENT_REQUIRED' | GraphQLLimitCode;
+
+/** The GraphQL limits a document can go over (docs/decisions.md, "Limits"): each refusal names its own. */
+export const GRAPHQL_LIMIT_CODES = [
+  'DOCUMENT_SIZE_LIMIT', 'TOKEN_LIMIT', 'DEPTH_LIMIT', 'ALIAS_LIMIT', 'DIRECTIVE_LIMIT', 'FIELD_REPEAT_LIMIT', 'COST_LIMIT',
+] as const;
+export type GraphQLLimitCode = typeof GRAPHQL_LIMIT_CODES[number];
 
 export abstract class AppError extends Error {
   abstract readonly status: number;
@@ -72,6 +78,14 @@ export class ConflictError extends AppError {
 export class TrustedDocumentError extends AppError {
   readonly status = 400;
   constructor(readonly code: 'PERSISTED_QUERY_NOT_FOUND' | 'TRUSTED_DOCUMENT_REQUIRED' | 'BAD_USER_INPUT', message: string) {
+    super(message);
+  }
+}
+
+/** A GraphQL document over one of the limits on what a document may ask; nothing of it ran. */
+export class GraphQLLimitError extends AppError {
+  readonly status = 400;
+  constructor(readonly code: GraphQLLimitCode, message: string) {
     super(message);
   }
 }

@@ -44,6 +44,24 @@ function exhaustedStack(error: unknown): boolean {
   return false;
 }
 
+/** graphql-js's parser's refusal of a document over `maxTokens` (its wording: "more that 4000 tokens"). */
+const TOKEN_LIMIT = /^Syntax Error: Document contains more th(?:an|at) (\d+) tokens/;
+
+/**
+ * graphql-js's suggestions, of every kind: fields, arguments, types, enum values, in validation errors and in
+ * variables' coercion errors (`Did you mean "office"?`, `Did you mean the enum value "office"?`).
+ */
+const SUGGESTION = / ?Did you mean [^?]*\?/g;
+
+/** The code and message of the caller's own mistake: a limit names itself; any other is BAD_USER_INPUT. */
+function clientError(message: string, error: unknown, hideSuggestions: boolean): { message: string; code: string } {
+  if (exhaustedStack(error)) return { message: 'The document is nested too deeply', code: 'DEPTH_LIMIT' };
+  const tokens = TOKEN_LIMIT.exec(message);
+  if (tokens) return { message: `The document has more than ${tokens[1]} tokens, the limit`, code: 'TOKEN_LIMIT' };
+  if (message === 'Validation aborted.') return { message: 'The document is too complex to validate: it repeats or overlaps fields too often', code: 'FIELD_REPEAT_LIMIT' };
+  return { message: hideSuggestions ? message.replace(SUGGESTION, '').trim() : message, code: 'BAD_USER_INPUT' };
+}
+
 /**
  * The GraphQL body of one of our errors, or of a fault (null: nothing internal, the request id to name it in
  * the log): the one place it is built, for errors inside an operation (formatError) and before it runs
@@ -56,26 +74,35 @@ export function graphqlErrorOf(known: AppError | null, requestId?: string): { me
   return { message: known.message, extensions };
 }
 
+export interface GraphQLErrorFormatting {
+  /** Leave graphql-js's "Did you mean ...?" out of messages: they name the schema's fields and values (introspection off). */
+  hideSuggestions: boolean;
+}
+
 /**
- * Maps every error to `extensions.code` (decisions.md section 7); unexpected ones become
- * INTERNAL_SERVER_ERROR with nothing internal. The one GraphQL error mapping.
+ * Maps every error to `extensions.code` (decisions.md section 7); unexpected ones become INTERNAL_SERVER_ERROR with
+ * nothing internal. The one GraphQL error mapping, for HTTP (Apollo's formatError) and WebSocket.
  */
-export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const shaped = (message: string, extensions: Record<string, unknown>): GraphQLFormattedError =>
-    ({ message, locations: formatted.locations, path: formatted.path, extensions });
-  const classified = classifyGraphQLError(error);
-  switch (classified.kind) {
-    case 'service': {
-      const { message, extensions } = graphqlErrorOf(classified.error);
-      return shaped(message, extensions);
+export function graphqlErrorFormatter({ hideSuggestions }: GraphQLErrorFormatting) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const shaped = (message: string, extensions: Record<string, unknown>): GraphQLFormattedError =>
+      ({ message, locations: formatted.locations, path: formatted.path, extensions });
+    const classified = classifyGraphQLError(error);
+    switch (classified.kind) {
+      case 'service': {
+        const { message, extensions } = graphqlErrorOf(classified.error);
+        return shaped(message, extensions);
+      }
+      // Errors of the GraphQL layer itself are the caller's: BAD_USER_INPUT, or the code of the limit it went over.
+      case 'client': {
+        const { message, code } = clientError(formatted.message, error, hideSuggestions);
+        return shaped(message, { code });
+      }
+      default:
+        // Logged with the request id by the errors plugin (server.ts), which also adds the id here.
+        return shaped('Internal server error', { code: 'INTERNAL_SERVER_ERROR' });
     }
-    // Errors of the GraphQL layer itself are the caller's: one documented code for them all.
-    case 'client':
-      return shaped(exhaustedStack(error) ? 'The document is nested too deeply' : formatted.message, { code: 'BAD_USER_INPUT' });
-    default:
-      // Logged with the request id by the errors plugin (server.ts), which also adds the id here.
-      return shaped('Internal server error', { code: 'INTERNAL_SERVER_ERROR' });
-  }
+  };
 }
 
 /**
@@ -98,4 +125,16 @@ export function retryLaterPlugin<T extends BaseContext & { log?: Logger }>(): Ap
       };
     },
   };
+}
+
+/**
+ * An error of graphql-js's parser or validation met outside Apollo (WebSocket subscriptions), marked as the caller's
+ * with the code Apollo gives it over HTTP, so that it is mapped alike (a limit keeps its own code). The parser's
+ * RangeError (a document nested deeper than its recursion goes) included.
+ */
+export function requestError(err: unknown, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED'): GraphQLError {
+  if (!(err instanceof GraphQLError)) {
+    return new GraphQLError(err instanceof RangeError ? 'The document is nested too deeply' : 'The document could not be parsed', { originalError: err instanceof Error ? err : undefined, extensions: { code } });
+  }
+  return new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, originalError: err.originalError ?? undefined, extensions: { ...err.extensions, code } });
 }

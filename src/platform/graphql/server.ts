@@ -3,7 +3,6 @@ import {
   ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
 import Router from '@koa/router';
 import { GraphQLError, Kind, getOperationAST, parse, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Config } from '../config';
@@ -17,20 +16,16 @@ import type { TokenVerifier } from '../auth/token-verifier';
 import { trustedDocumentOf } from './trusted-documents';
 import type { CallerCache } from '../auth/caller-cache';
 import { operationRouting, type GraphQLContext, type LoadersFactory } from './context';
-import { classifyGraphQLError, formatError, retryLaterPlugin } from '../errors/graphql';
+import { classifyGraphQLError, graphqlErrorFormatter, retryLaterPlugin } from '../errors/graphql';
 import { compiledExecution } from './executor';
 import { admitted, type Admission } from '../http/admission';
 import { OperationSelection } from './selection';
 import { createIde, IDE_ASSETS_PATH } from './ide';
-
-/** Limits against expensive queries (values documented in docs/decisions.md). */
-export const GRAPHQL_LIMITS = {
-  maxDepth: 12,
-  maxAliases: 15,
-  maxCost: 20000,
-  maxTokens: 4000,
-  maxDirectives: 20,
-};
+import { checkDocumentSize, GRAPHQL_LIMITS, limitRules } from './limits';
+import { CostBudget, costPlugin, type CostContext } from './cost';
+import { DocumentCache } from './document-cache';
+import type { Quota } from '../http/rate-limiters';
+import { advertise, subjectKey } from '../http/rate-limit.middleware';
 
 /**
  * Apollo's CSRF check, counting `Authorization` as the header that forces a CORS preflight: no cross-site form or
@@ -40,7 +35,7 @@ export const GRAPHQL_LIMITS = {
  */
 export const CSRF_PREVENTION = { requestHeaders: ['authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] };
 
-type Context = GraphQLContext & { requestId: string; log: AppState['log'] };
+type Context = GraphQLContext & CostContext & { requestId: string; log: AppState['log'] };
 
 /**
  * Logs a request's errors by whose they are (src/platform/errors/graphql.ts): server faults at ERROR with their stack,
@@ -141,26 +136,6 @@ function isLandingPageRequest(ctx: AppContext): boolean {
     && ['query', 'extensions', 'operationName', 'variables'].every((name) => ctx.query[name] === undefined);
 }
 
-/**
- * Limits on what a document may ask (graphql-armor), for HTTP (Apollo's plugins and validation rules) and
- * WebSocket (its validation rules) alike.
- */
-export function graphqlProtection(config: Config) {
-  const armor = new ApolloArmor({
-    // Depth and cost are those of the fields a query selects, however it is written: a fragment spread is not a
-    // level of its own (front ends build their queries from fragments, as codegen and Apollo Client encourage).
-    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, flattenFragments: true },
-    maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
-    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, flattenFragments: true },
-    // Counted by graphql-js's own parser (parseOptions below), whose syntax error Apollo answers 400; armor's
-    // plugin parsed every query a second time and threw from a hook, which Apollo answers 500.
-    maxTokens: { enabled: false },
-    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
-    blockFieldSuggestion: { enabled: !config.graphql.introspection },
-  });
-  return armor.protect();
-}
-
 /** Whether a POST /graphql body holds a mutation to run (unparsable: Apollo answers it, no key applies). */
 function isMutation(ctx: AppContext): boolean {
   const body = ctx.request.body as { query?: unknown; operationName?: unknown } | undefined;
@@ -214,16 +189,30 @@ export interface GraphQLModules {
   createLoaders: LoadersFactory;
 }
 
+/** What the GraphQL routes work with besides the configuration. */
+export interface GraphQLRouteDeps {
+  verifier: TokenVerifier;
+  callers: CallerCache;
+  metrics: Metrics;
+  modules: GraphQLModules;
+  admission: Admission;
+  /** The callers' GraphQL cost budgets (src/platform/graphql/cost.ts). */
+  costQuota: Quota;
+}
+
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
-export async function graphqlRoutes(config: Config, verifier: TokenVerifier, callers: CallerCache, metrics: Metrics, modules: GraphQLModules, admission: Admission): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
-  const protection = graphqlProtection(config);
+export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
+  const { verifier, callers, metrics, modules, admission } = deps;
+  const budget = new CostBudget(deps.costQuota);
   const server = new ApolloServer<Context>({
     // The schema, executed by compiled queries (executor.ts).
     gateway: compiledExecution(modules.schema),
+    // Parsed and validated documents, bounded by what they really hold (document-cache.ts).
+    documentStore: new DocumentCache(),
     introspection: config.graphql.introspection,
     plugins: [
-      ...(protection.plugins as ApolloServerPlugin<Context>[]),
       selectionPlugin,
+      costPlugin<Context>(budget),
       errorsPlugin,
       retryLaterPlugin<Context>(),
       metricsPlugin(metrics),
@@ -236,14 +225,14 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
       // Apollo's own landing page loads its IDE and fonts from the internet: ours is served below.
       ApolloServerPluginLandingPageDisabled(),
     ],
-    validationRules: [...protection.validationRules, noSubscriptionsOverHttp],
+    validationRules: [...limitRules(), noSubscriptionsOverHttp],
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     allowBatchedHttpRequests: false,
     // Persisted queries: none (docs/decisions.md); a request naming one is refused with 400.
     persistedQueries: false,
     csrfPrevention: CSRF_PREVENTION,
     includeStacktraceInErrorResponses: false,
-    formatError,
+    formatError: graphqlErrorFormatter({ hideSuggestions: !config.graphql.introspection }),
     // server.ts owns shutdown: HTTP server first, then this, then the database.
     stopOnTerminationSignals: false,
   });
@@ -256,17 +245,36 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
       const sc = { em: ctx.state.em, primaryEm: ctx.state.em, caller: ctx.state.caller, config, callers };
       const selection = new OperationSelection();
-      const context: Context = { sc, loaders: modules.createLoaders(sc, selection), selection, requestId: ctx.state.requestId, log: ctx.state.log };
+      const cost = { key: subjectKey((await ctx.state.token!).sub), outcome: null };
+      ctx.state.graphqlCost = cost;
+      const context: Context = { sc, loaders: modules.createLoaders(sc, selection), selection, cost, requestId: ctx.state.requestId, log: ctx.state.log };
       if (ctx.state.reads) context.routing = operationRouting(ctx.state.reads, ctx.state.em, modules.createLoaders);
       return context;
     },
   } as never) as unknown as AppMiddleware;
 
   // A request without a valid token is refused before it waits for a turn (cheap: no statement); the errors
-  // middleware writes it in GraphQL's shape (src/platform/errors/http.ts).
+  // middleware writes it in GraphQL's shape (src/platform/errors/http.ts). So is a caller whose cost budget this
+  // instance knows to be spent, before its body is read.
   const verify: AppMiddleware = async (ctx, next) => {
-    await verifyRequest(ctx, verifier);
+    const token = await verifyRequest(ctx, verifier);
+    budget.check(subjectKey(token.sub), 1);
     return next();
+  };
+  // The document's text, before anything parses it; a document named by id is the manifest's (trusted-documents.ts).
+  const documentSize: AppMiddleware = (ctx, next) => {
+    checkDocumentSize(ctx.method === 'POST' ? (ctx.request.body as { query?: unknown } | undefined)?.query : ctx.query.query);
+    return next();
+  };
+  // The cost budget in the RateLimit headers, beside the request quota: what was charged, or the refusal.
+  const costHeaders: AppMiddleware = async (ctx, next) => {
+    await next();
+    const outcome = ctx.state.graphqlCost?.outcome;
+    if (outcome) advertise(ctx, budget.quota, outcome.remaining, outcome.resetSeconds);
+    else if (ctx.status === 429 && ctx.get('Retry-After') && ctx.state.graphqlCost) {
+      advertise(ctx, budget.quota, 0, Number(ctx.get('Retry-After')));
+      metrics.rateLimitRejections.inc({ policy: budget.quota.name });
+    }
   };
   // The caller's rights are read once the turn has come (up to GRAPHQL_QUEUE_TIMEOUT_MS later): read on arrival,
   // a queued operation would run with rights withdrawn while it waited.
@@ -312,11 +320,11 @@ export async function graphqlRoutes(config: Config, verifier: TokenVerifier, cal
     if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) throw new MethodNotAllowedError(ctx.method, '/graphql', ['GET', 'POST']);
     return next();
   });
-  // Parsed, executed and serialized in a turn of the GraphQL class (src/platform/http/admission.ts).
-  const slots = admitted(admission, 'graphql');
+  // Parsed, executed and serialized in a turn of the GraphQL class, within the caller's share (src/platform/http/admission.ts).
+  const slots = admitted(admission, 'graphql', async (ctx) => (await ctx.state.token!).sub);
   const keyed = idempotency({ ttlSeconds: config.idempotencyKeyTtlSeconds, applies: isMutation, succeeded: mutationSucceeded });
-  router.post('/graphql', verify, jsonBody(), slots, identify, trusted, keyed, apollo);
-  router.get('/graphql', idePage, verify, slots, identify, trusted, apollo);
+  router.post('/graphql', verify, jsonBody(), documentSize, slots, identify, trusted, keyed, costHeaders, apollo);
+  router.get('/graphql', idePage, verify, documentSize, slots, identify, trusted, costHeaders, apollo);
   if (ide) router.get(`${IDE_ASSETS_PATH}/:build/:file`, ide.asset);
   return { router, stop: () => server.stop() };
 }

@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from '../errors/errors';
+import { ServiceUnavailableError, TooManyRequestsError } from '../errors/errors';
 import type { Config } from '../config';
 import type { AppMiddleware } from './state';
 
@@ -13,7 +13,11 @@ import type { AppMiddleware } from './state';
  *   more, docs/faults.md);
  * - at most `maxWaitMs`: then 503 + Retry-After, never a wait nobody is served by (refusing at once those that
  *   would wait longer was tried: clients that retry at once then spend the cores on refusals, docs/faults.md);
- * - at most `queue` of them: a request that finds the queue full is refused at once (no wait).
+ * - at most `queue` of them: a request that finds the queue full is refused at once (no wait);
+ * - with `perCaller` set (GraphQL), a share per caller: at most `perCaller.concurrency` of one caller's requests run
+ *   at once and `perCaller.queue` wait, one more is refused at once with 429; a turn that frees goes to the waiter
+ *   whose caller has the fewest running (a fair queue). So a caller who floods has few requests waiting, and another
+ *   caller's request takes the next turn that frees: it waits behind the running ones only, never behind the flood.
  *
  * Memory stays bounded by the limits (GraphQL's partly built answers, which the former "turns" bounded alone).
  */
@@ -26,9 +30,11 @@ export interface ClassLimits {
   queue: number;
   maxWaitMs: number;
   lifoAfterMs: number;
+  /** One caller's share of the class: requests running at once, and waiting (docs/faults.md, "Overload"). */
+  perCaller?: { concurrency: number; queue: number };
 }
 
-export type RefusalReason = 'queue-full' | 'waited';
+export type RefusalReason = 'queue-full' | 'waited' | 'caller-share';
 
 export interface AdmissionObserver {
   waited(cls: CostClass, ms: number): void;
@@ -38,39 +44,78 @@ export interface AdmissionObserver {
 
 interface Waiter {
   since: number;
+  caller: string | null;
   admit(): void;
   timer: NodeJS.Timeout;
 }
 
+/** Requests of one caller in a class: running, and waiting. */
+interface CallerCount { running: number; waiting: number }
+
 class ClassQueue {
   running = 0;
   readonly waiting: Waiter[] = [];
+  private readonly callers = new Map<string, CallerCount>();
 
   constructor(readonly cls: CostClass, readonly limits: ClassLimits, private readonly observer?: AdmissionObserver) {}
 
-  /** Resolves with the release of a turn; rejects with 503 when the request will not be served. */
-  enter(): Promise<() => void> {
+  private countOf(caller: string | null): CallerCount | null {
+    if (caller === null || !this.limits.perCaller) return null;
+    let count = this.callers.get(caller);
+    if (!count) this.callers.set(caller, count = { running: 0, waiting: 0 });
+    return count;
+  }
+
+  /** Forgets a caller with nothing running or waiting: the map holds the callers of the moment only. */
+  private tidy(caller: string | null, count: CallerCount | null): void {
+    if (caller !== null && count && count.running === 0 && count.waiting === 0) this.callers.delete(caller);
+  }
+
+  /** Whether a caller may take one more turn (within its share). */
+  private mayRun(count: CallerCount | null): boolean {
+    return count === null || count.running < this.limits.perCaller!.concurrency;
+  }
+
+  /**
+   * Resolves with the release of a turn; rejects with 503 when the request will not be served, with 429 when its
+   * caller already has its share running and waiting. A turn is free for the caller at once when the class has one and
+   * the caller is under its share: every waiter that could run has already been admitted (next()).
+   */
+  enter(caller: string | null = null): Promise<() => void> {
     const { limits, observer, cls } = this;
-    if (this.running < limits.concurrency && this.waiting.length === 0) {
+    const count = this.countOf(caller);
+    if (this.running < limits.concurrency && this.mayRun(count) && (count !== null || this.waiting.length === 0)) {
       this.running++;
+      if (count) count.running++;
       observer?.waited(cls, 0);
-      return Promise.resolve(this.releaser());
+      return Promise.resolve(this.releaser(caller, count));
+    }
+    if (count && count.waiting >= limits.perCaller!.queue) {
+      this.tidy(caller, count);
+      observer?.refused(cls, 'caller-share');
+      return Promise.reject(new TooManyRequestsError(
+        `Too many ${cls} requests of this caller at once: at most ${limits.perCaller!.concurrency} run and ${limits.perCaller!.queue} wait; retry when one has answered`, 1));
     }
     if (this.waiting.length >= limits.queue) {
+      this.tidy(caller, count);
       observer?.refused(cls, 'queue-full');
       return Promise.reject(new ServiceUnavailableError(`The service is overloaded: too many ${cls} requests are waiting`, { retryAfterSeconds: 1 }));
     }
     return new Promise((resolve, reject) => {
+      if (count) count.waiting++;
       const waiter: Waiter = {
         since: Date.now(),
+        caller,
         admit: () => {
           clearTimeout(waiter.timer);
           observer?.waited(cls, Date.now() - waiter.since);
-          resolve(this.releaser());
+          resolve(this.releaser(caller, count));
         },
         timer: setTimeout(() => {
           const i = this.waiting.indexOf(waiter);
           if (i >= 0) this.waiting.splice(i, 1);
+          if (count) count.waiting--;
+          this.tidy(caller, count);
           observer?.queueLength(cls, this.waiting.length);
           observer?.refused(cls, 'waited');
           reject(new ServiceUnavailableError(`The service is overloaded: a ${cls} request waited ${limits.maxWaitMs} ms for its turn`, { retryAfterSeconds: 1 }));
@@ -81,24 +126,59 @@ class ClassQueue {
     });
   }
 
-  private releaser(): () => void {
+  private releaser(caller: string | null, count: CallerCount | null): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.running--;
+      if (count) count.running--;
+      this.tidy(caller, count);
       this.next();
     };
   }
 
+  /** Gives the free turns to the waiters, in order, skipping those whose caller has its share running. */
   private next(): void {
-    if (this.running >= this.limits.concurrency || this.waiting.length === 0) return;
-    // A standing queue, when adaptive LIFO is on: newest first (the oldest age out at maxWaitMs).
-    const standing = this.limits.lifoAfterMs > 0 && Date.now() - this.waiting[0].since > this.limits.lifoAfterMs;
-    const waiter = standing ? this.waiting.pop()! : this.waiting.shift()!;
-    this.running++;
-    this.observer?.queueLength(this.cls, this.waiting.length);
-    waiter.admit();
+    while (this.running < this.limits.concurrency && this.waiting.length > 0) {
+      // A standing queue, when adaptive LIFO is on: newest first (the oldest age out at maxWaitMs).
+      const standing = this.limits.lifoAfterMs > 0 && Date.now() - this.waiting[0].since > this.limits.lifoAfterMs;
+      const i = this.runnable(standing);
+      if (i < 0) return;
+      const [waiter] = this.waiting.splice(i, 1);
+      const count = waiter.caller === null ? null : this.callers.get(waiter.caller) ?? null;
+      if (count) {
+        count.waiting--;
+        count.running++;
+      }
+      this.running++;
+      this.observer?.queueLength(this.cls, this.waiting.length);
+      waiter.admit();
+    }
+  }
+
+  /**
+   * The waiter to admit: among those whose caller is under its share, the one whose caller has the fewest requests
+   * running (a fair queue: a caller with many in flight yields to one with none), the oldest of them (the newest,
+   * `newestFirst`); -1 when none may run.
+   */
+  private runnable(newestFirst: boolean): number {
+    const n = this.waiting.length;
+    let best = -1;
+    let fewest = Infinity;
+    for (let k = 0; k < n; k++) {
+      const i = newestFirst ? n - 1 - k : k;
+      const caller = this.waiting[i].caller;
+      const count = caller === null ? null : this.callers.get(caller) ?? null;
+      if (!this.mayRun(count)) continue;
+      const running = count?.running ?? 0;
+      if (running < fewest) {
+        best = i;
+        fewest = running;
+        if (running === 0) break;
+      }
+    }
+    return best;
   }
 
   /** Share of its capacity in use: 0 idle, 1 its queue full. */
@@ -114,9 +194,9 @@ export class Admission {
     this.classes = new Map(COST_CLASSES.map((cls) => [cls, new ClassQueue(cls, limits[cls], observer)]));
   }
 
-  /** Waits for a turn of `cls`; the function given back ends it (once, whatever happens). */
-  enter(cls: CostClass): Promise<() => void> {
-    return this.classes.get(cls)!.enter();
+  /** Waits for a turn of `cls` (within `caller`'s share, where the class has shares); the function given back ends it (once). */
+  enter(cls: CostClass, caller: string | null = null): Promise<() => void> {
+    return this.classes.get(cls)!.enter(caller);
   }
 
   /** Runs `work` in a turn of `cls`. */
@@ -146,7 +226,10 @@ export function admissionLimits(config: Pick<Config, 'graphql' | 'admission'>): 
   const { admission, graphql } = config;
   const rest = { queue: admission.queueLength, maxWaitMs: admission.maxWaitMs, lifoAfterMs: admission.lifoAfterMs };
   return {
-    graphql: { concurrency: graphql.maxConcurrentOperations, queue: admission.queueLength, maxWaitMs: graphql.queueTimeoutMs, lifoAfterMs: admission.lifoAfterMs },
+    graphql: {
+      concurrency: graphql.maxConcurrentOperations, queue: admission.queueLength, maxWaitMs: graphql.queueTimeoutMs, lifoAfterMs: admission.lifoAfterMs,
+      perCaller: { concurrency: graphql.maxConcurrentOperationsPerCaller, queue: graphql.queueLengthPerCaller },
+    },
     'rest-read': { concurrency: admission.restReads, ...rest },
     'rest-write': { concurrency: admission.restWrites, ...rest },
     delivery: { concurrency: 1, queue: 1_000_000, maxWaitMs: 2 ** 31 - 1, lifoAfterMs: 0 },
@@ -154,12 +237,17 @@ export function admissionLimits(config: Pick<Config, 'graphql' | 'admission'>): 
 }
 
 /**
- * The layers below in a turn of `cls`. A request whose client went away while it waited is not run: it would spend
- * the turn others wait for and, for a write, change data the client will believe unchanged and send again.
+ * The layers below in a turn of `cls` (within the share of the caller `callerOf` names, where the class has shares).
+ * A request whose client went away while it waited is not run: it would spend the turn others wait for and, for a
+ * write, change data the client will believe unchanged and send again.
  */
-export function admitted(admission: Admission, cls: CostClass | ((ctx: Parameters<AppMiddleware>[0]) => CostClass)): AppMiddleware {
+export function admitted(
+  admission: Admission,
+  cls: CostClass | ((ctx: Parameters<AppMiddleware>[0]) => CostClass),
+  callerOf?: (ctx: Parameters<AppMiddleware>[0]) => Promise<string | null>,
+): AppMiddleware {
   return async (ctx, next) => {
-    const release = await admission.enter(typeof cls === 'function' ? cls(ctx) : cls);
+    const release = await admission.enter(typeof cls === 'function' ? cls(ctx) : cls, callerOf ? await callerOf(ctx) : null);
     if (ctx.req?.socket?.destroyed) {
       release();
       return;

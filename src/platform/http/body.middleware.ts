@@ -1,5 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import { UnsupportedMediaTypeError, ValidationError } from '../errors/errors';
+import { MAX_DEPTH, nestedDeeperThan } from '../validation/validation';
 import type { AppContext, AppMiddleware } from './state';
 
 export const BODY_LIMIT = '1mb';
@@ -44,7 +45,10 @@ function onParseError(err: unknown, ctx: { req: NodeJS.ReadableStream }): never 
   throw new ValidationError([], 'The request body could not be decoded as its Content-Encoding says');
 }
 
-/** JSON bodies up to 1 MiB; a body of another type where JSON is expected is a 415. */
+/**
+ * JSON bodies up to 1 MiB, nested at most MAX_DEPTH deep (REST bodies and GraphQL variables alike: refused here, before
+ * anything recurses over them, the idempotency key's hash included); a body of another type where JSON is expected is a 415.
+ */
 export function jsonBody(): AppMiddleware {
   const parse = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, jsonStrict: true, onError: onParseError }) as unknown as AppMiddleware;
   return async (ctx, next) => {
@@ -52,7 +56,11 @@ export function jsonBody(): AppMiddleware {
       if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError('The request body must be JSON (Content-Type: application/json)');
       checkEncoding(ctx);
     }
-    return parse(ctx, next);
+    return parse(ctx, () => {
+      // GraphQL's body holds its variables one level down: the same depth is left to them as to a REST body.
+      if (nestedDeeperThan(ctx.request.body, MAX_DEPTH + 1)) throw new ValidationError([], 'The request body is nested too deeply');
+      return next();
+    });
   };
 }
 

@@ -19,7 +19,7 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  * `RateLimit-Policy: "api";q=600;w=60` and `RateLimit: "api";r=598;t=41`. Fields are Structured Field
  * lists, so a second quota (a sign-in lockout) is appended as a second item.
  */
-function advertise(ctx: AppContext, policy: RateLimitPolicy, remaining: number, resetSeconds: number): void {
+export function advertise(ctx: AppContext, policy: RateLimitPolicy, remaining: number, resetSeconds: number): void {
   ctx.append('RateLimit-Policy', `"${policy.name}";q=${policy.points};w=${policy.windowSeconds}`);
   ctx.append('RateLimit', `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`);
 }

@@ -27,6 +27,8 @@ export interface RateLimiters {
   api: Quota;
   /** Requests per client address to /auth/token. */
   token: Quota;
+  /** Cost of GraphQL operations per caller (src/platform/graphql/cost.ts). */
+  graphqlCost: Quota;
   /** Failed sign-ins (src/modules/identity/login-throttle.ts). */
   login: { userAddress: Quota; user: Quota; address: Quota };
   /** Closes the store's connections. */
@@ -195,10 +197,11 @@ export async function createRateLimiters(config: RateLimitConfig, databaseUrl: s
     return { name: spec.name, points: spec.points, windowSeconds: spec.windowSeconds, blockSeconds: spec.blockSeconds ?? 0, limiter };
   };
 
-  const { api, token, login } = config;
+  const { api, token, graphqlCost, login } = config;
   return {
     api: quota({ name: 'api', points: api.points, windowSeconds: api.windowSeconds, blockInMemory: true }),
     token: quota({ name: 'token', points: token.points, windowSeconds: token.windowSeconds, blockInMemory: true }),
+    graphqlCost: quota({ name: 'graphql-cost', points: graphqlCost.points, windowSeconds: graphqlCost.windowSeconds, blockInMemory: true }),
     login: {
       userAddress: quota({ name: 'login-user-address', points: login.maxFailuresPerUserAddress, windowSeconds: login.failureWindowSeconds, blockSeconds: login.lockoutSeconds, waitForStore: true }),
       user: quota({ name: 'login-user', points: login.maxFailuresPerUser, windowSeconds: login.failureWindowSeconds, blockSeconds: login.lockoutSeconds, waitForStore: true }),

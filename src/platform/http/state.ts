@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Caller } from '../auth/caller';
 import type { VerifiedToken } from '../auth/token-verifier';
 import type { ReadRoute } from '../database/replicas';
+import type { CostContext } from '../graphql/cost';
 
 export type { ReadRoute };
 
@@ -22,6 +23,8 @@ export interface AppState {
    * must see, else the primary (`em`). Absent without replicas.
    */
   reads?: RequestReads;
+  /** A GraphQL request's caller key for its cost budget, and what its operation cost (src/platform/graphql/cost.ts). */
+  graphqlCost?: CostContext['cost'];
 }
 
 /** The read routing of one request. */

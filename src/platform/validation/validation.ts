@@ -95,6 +95,18 @@ export const camelToSnake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLo
 /** Deepest nesting of arrays and objects a request may send; the interface's bodies need a few levels. */
 export const MAX_DEPTH = 32;
 
+/** Whether a parsed JSON value nests arrays and objects deeper than `max` (one pass, no recursion: any depth is safe). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  while (pending.length) {
+    const [v, depth] = pending.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * Names every object inherits (`constructor`, `toString`, `__proto__`): as keys of a plain object they
  * would read or replace what the object inherits instead of being fields, so they are unknown fields.
