@@ -1,5 +1,5 @@
 import { DEMO_IDS } from '../src/seed/demo-ids';
-import { ServiceUnavailableError } from '../src/platform/errors/errors';
+import { ServiceUnavailableError, TooManyRequestsError } from '../src/platform/errors/errors';
 import { Admission, COST_CLASSES, type ClassLimits, type CostClass } from '../src/platform/http/admission';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
@@ -82,6 +82,50 @@ describe('admission control (src/platform/http/admission.ts)', () => {
     expect(admission.loads()).toMatchObject({ load: 0.5, classes: { graphql: { running: 1, waiting: 1, load: 0.5 }, 'rest-read': { load: 0 } } });
     release();
     (await waiting)();
+  });
+});
+
+describe('a caller\'s share of a class (perCaller: GraphQL)', () => {
+  const shared = (concurrency: number, perCaller: { concurrency: number; queue: number }) =>
+    admissionOf({ concurrency, queue: 10 }, { graphql: { perCaller } });
+
+  it('refuses at once with 429 a caller\'s request beyond its share running and waiting, and not another caller\'s', async () => {
+    const admission = shared(2, { concurrency: 1, queue: 1 });
+    const running = await admission.enter('graphql', 'a');
+    const waiting = admission.enter('graphql', 'a');
+    const refused = await settled(admission.enter('graphql', 'a'));
+    expect(refused).toBeInstanceOf(TooManyRequestsError);
+    expect([(refused as TooManyRequestsError).status, (refused as TooManyRequestsError).retryAfterSeconds]).toEqual([429, 1]);
+    expect((refused as Error).message).toMatch(/at most 1 run and 1 wait/);
+    // b is under its share: the class's second turn is its own at once, although a's request waits.
+    (await admission.enter('graphql', 'b'))();
+    running();
+    (await waiting)();
+    expect(admission.loads().classes.graphql).toMatchObject({ running: 0, waiting: 0 });
+  });
+
+  it('gives a freed turn to the waiter whose caller has the fewest running, not to the oldest of a caller who holds the others', async () => {
+    const order: string[] = [];
+    const admission = shared(2, { concurrency: 2, queue: 5 });
+    const take = (caller: string, name: string) => admission.enter('graphql', caller).then((release) => { order.push(name); return release; });
+    const a1 = await take('a', 'a1');
+    const a2 = await take('a', 'a2');
+    const a3 = take('a', 'a3');
+    const a4 = take('a', 'a4');
+    const b1 = take('b', 'b1');
+    a1();
+    (await b1)();
+    a2();
+    (await a3)();
+    (await a4)();
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
+  });
+
+  it('forgets a caller with nothing running or waiting (the map holds the callers of the moment)', async () => {
+    const admission = shared(1, { concurrency: 1, queue: 1 });
+    for (let i = 0; i < 1000; i++) (await admission.enter('graphql', `caller ${i}`))();
+    const queue = (admission as unknown as { classes: Map<string, { callers: Map<string, unknown> }> }).classes.get('graphql')!;
+    expect(queue.callers.size).toBe(0);
   });
 });
 

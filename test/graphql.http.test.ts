@@ -218,6 +218,42 @@ describe('HTTP status of GraphQL request errors: 400 for the caller\'s mistakes 
   });
 });
 
+describe('suggestions: graphql-js\'s "Did you mean" is left out of every message where introspection is off', () => {
+  let closed: TestApp;
+  beforeAll(async () => {
+    closed = await startTestApp({ GRAPHQL_INTROSPECTION: 'false' });
+  });
+  afterAll(() => closed?.close());
+
+  const CREATE = (input: string) => `mutation($t: ConstructionType!) { createProject(input: { ${input} }) { project { id } } }`;
+  // Every kind graphql-js suggests: a field, an argument, a type, an input field, an enum value in the document and in a variable.
+  const mistakes: Array<[string, Record<string, unknown> | undefined]> = [
+    ['{ projectz { totalCount } }', undefined],
+    ['{ projects(frist: 1) { totalCount } }', undefined],
+    ['query($x: Strng) { me { id } }', undefined],
+    [CREATE('name: "x", constructionType: offce, manager: []'), { t: 'office' }],
+    ['mutation($i: CreateProjectInput!) { createProject(input: $i) { project { id } } }', { i: {
+      name: 'x', constructionType: 'offce', managers: [{ id: DEMO_IDS.users.architect }], tradeListId: DEMO_IDS.tradeLists.standard,
+      responseType: 'DPGF', scopes: { currency: 'EUR', vat: 20 },
+    } }],
+  ];
+
+  it('answers each mistake 400 BAD_USER_INPUT without a suggestion, on a server without introspection (production\'s default)', async () => {
+    const token = await tokenFor(closed.url, 'architect@demo.test');
+    for (const [query, variables] of mistakes) {
+      const res = await gql(closed.url, token, query, variables);
+      expect([query, res.status]).toEqual([query, 400]);
+      expect(res.text).not.toMatch(/Did you mean|Suggestion/);
+    }
+  });
+
+  it('keeps them where introspection is on (development), where the schema is no secret', async () => {
+    const suggested = [];
+    for (const [query, variables] of mistakes) suggested.push(/Did you mean/.test((await gql(t.url, architect, query, variables)).text));
+    expect(suggested).toEqual([true, true, true, true, true]);
+  });
+});
+
 describe('operations /graphql does not serve over HTTP answer a 4xx in GraphQL shape', () => {
   it('answers 400 BAD_USER_INPUT to a subscription, by POST and by GET', async () => {
     for (const query of ['subscription { me { id } }', 'subscription S { projects { totalCount } }']) {

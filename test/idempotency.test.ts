@@ -157,6 +157,31 @@ describe('Idempotency-Key on REST writes', () => {
   });
 });
 
+describe('Idempotency-Key on a body nested too deeply', () => {
+  // 20,000 levels, as the hostile client of issue 31 sent it: the key's hash recursed over it and overflowed the stack (500).
+  const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+  const headers = () => ({ 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() });
+
+  it('answers 400 `The request body is nested too deeply` on REST, with or without a key, and stores nothing', async () => {
+    for (const h of [headers(), { 'Content-Type': 'application/json' }]) {
+      const res = await request(t.url, 'POST', `${P}/projects`, { token: architect, raw: deep(20_000), headers: h });
+      expect([res.status, res.body]).toEqual([400, { code: 400, message: 'The request body is nested too deeply' }]);
+    }
+  });
+
+  it('answers 400 BAD_USER_INPUT in GraphQL\'s shape to a mutation whose variables nest 20,000 deep, with a key', async () => {
+    const raw = `{"query":"mutation($i: CreateProjectInput!) { createProject(input: $i) { project { id } } }","variables":{"i":${deep(20_000)}}}`;
+    const res = await request(t.url, 'POST', '/graphql', { token: architect, raw, headers: headers() });
+    expect([res.status, res.body]).toEqual([400, { errors: [{ message: 'The request body is nested too deeply', extensions: { code: 'BAD_USER_INPUT' } }] }]);
+  });
+
+  it('still serves a body as deep as the interface needs, under its key', async () => {
+    const key = randomUUID();
+    expect((await createProject('idem nested ok', key)).status).toBe(201);
+    expect((await createProject('idem nested ok', key)).headers.get('idempotent-replayed')).toBe('true');
+  });
+});
+
 describe('Idempotency-Key answers expire', () => {
   let short: TestApp;
   beforeAll(async () => {

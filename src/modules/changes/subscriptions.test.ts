@@ -24,9 +24,12 @@ let t: TestApp;
 let architect: string;
 let other: string;
 const clients: TestWsClient[] = [];
+/** The server's log lines at WARN and above, parsed. */
+const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  t = await startTestApp({ SUBSCRIPTIONS_MAX_PER_CONNECTION: '3', SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER: '4', AUTH_CLOCK_TOLERANCE_SECONDS: '0' });
+  t = await startTestApp({ SUBSCRIPTIONS_MAX_PER_CONNECTION: '3', SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER: '4', AUTH_CLOCK_TOLERANCE_SECONDS: '0', LOG_LEVEL: 'warn' },
+    undefined, { logTo: { write: (line) => logLines.push(JSON.parse(line)) } });
   [architect, other] = await Promise.all([tokenFor(t.url, 'architect@demo.test'), tokenFor(t.url, 'other@demo.test')]);
 });
 afterEach(async () => {
@@ -243,6 +246,31 @@ describe('WebSocket connections on /graphql', () => {
     // The same connection still serves a valid subscription.
     subscribe(c.client, PROJECT_CHANGED, { ids: [PRJ] });
     await registered(1);
+  });
+
+  it('refuse an invalid document as over HTTP, with BAD_USER_INPUT (syntax, unknown field, unused variable) or the limit\'s code, never INTERNAL_SERVER_ERROR nor an ERROR log line', async () => {
+    const errorsBefore = logLines.filter((l) => (l.level as number) >= 50).length;
+    const c = connect(architect);
+    const cases: Array<[string, string, RegExp]> = [
+      ['subscription { projectChanged(projectIds: [] { id } }', 'BAD_USER_INPUT', /^Syntax Error/],
+      ['subscription { projectChangedd { id } }', 'BAD_USER_INPUT', /Cannot query field "projectChangedd"/],
+      ['subscription($unused: ID) { projectChanged { projectId } }', 'BAD_USER_INPUT', /Variable "\$unused" is never used/],
+      [`subscription { projectChanged { project { ${'templates { slices { '.repeat(6)} id ${'} } '.repeat(6)} } } }`, 'DEPTH_LIMIT', /^Query depth limit of 12 exceeded, found 15\.$/],
+      [`subscription { projectChanged { project { id ${'@include(if: true) '.repeat(21)} } } }`, 'DIRECTIVE_LIMIT', /^Directives limit of 20 exceeded/],
+      [`subscription { projectChanged { ${'projectId '.repeat(102)} } }`, 'FIELD_REPEAT_LIMIT', /over the limit of 100/],
+      [`subscription { projectChanged { projectId } } #${'x'.repeat(70_000)}`, 'DOCUMENT_SIZE_LIMIT', /over the limit of 65536 bytes/],
+      [`subscription { projectChanged(projectIds: ${'['.repeat(3000)}"x"${']'.repeat(3000)}) { projectId } }`, 'DEPTH_LIMIT', /^The document is nested too deeply$/],
+    ];
+    for (const [query, code, message] of cases) {
+      const error = await subscribe(c.client, query).ended as Array<{ message: string; extensions: { code: string } }>;
+      expect([query.slice(0, 60), error[0].extensions.code]).toEqual([query.slice(0, 60), code]);
+      expect(error[0].message).toMatch(message);
+      for (const e of error) expect(e.extensions.code).not.toBe('INTERNAL_SERVER_ERROR');
+    }
+    // The connection still serves a valid subscription; nothing was logged as a server fault.
+    subscribe(c.client, PROJECT_CHANGED, { ids: [PRJ] });
+    await registered(1);
+    expect(logLines.filter((l) => (l.level as number) >= 50).length).toBe(errorsBefore);
   });
 
   it('limit the subscriptions of a connection (SUBSCRIPTIONS_MAX_PER_CONNECTION) and the connections of a caller (SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER)', async () => {

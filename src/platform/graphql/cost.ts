@@ -60,13 +60,23 @@ export function answerCost(data: unknown): number {
   return values;
 }
 
-/** What one request's operation cost, for its answer's `extensions.cost` and RateLimit headers. */
-export interface OperationCost {
-  requested: number;
-  actual: number;
-  /** The caller's budget after the charge. */
+/** The caller's budget as the store last told: what is left, and when it resets. */
+export interface BudgetState {
   remaining: number;
   resetSeconds: number;
+}
+
+/** What one request's operation cost, for its answer's `extensions.cost` and RateLimit headers. */
+export interface OperationCost extends BudgetState {
+  requested: number;
+  actual: number;
+}
+
+/** A refusal for the budget: what is left (too little), for the RateLimit headers. */
+export class BudgetRefusal extends TooManyRequestsError {
+  constructor(message: string, retryAfterSeconds: number, policy: Quota, readonly budget: BudgetState) {
+    super(message, retryAfterSeconds, policy);
+  }
 }
 
 /** Whole seconds until `ms` from now, at least 1. */
@@ -89,15 +99,16 @@ export class CostBudget {
     if (!known || known.resetAt <= Date.now() || known.remaining >= cost) return;
     const retryAfter = seconds(known.resetAt - Date.now());
     const what = cost > 1 ? `this operation's requested cost is ${cost}, ${Math.max(0, known.remaining)} is left` : 'none is left';
-    throw new TooManyRequestsError(
+    throw new BudgetRefusal(
       `Too many GraphQL operations: at most a cost of ${this.quota.points} every ${this.quota.windowSeconds} seconds per caller; ${what}; retry in ${retryAfter} seconds`,
       retryAfter,
       this.quota,
+      { remaining: Math.max(0, known.remaining), resetSeconds: retryAfter },
     );
   }
 
   /** Charges `cost` to the caller; the budget left and when it resets. A failing store counts nothing (docs/rate-limits.md). */
-  async charge(key: string, cost: number): Promise<{ remaining: number; resetSeconds: number } | null> {
+  async charge(key: string, cost: number): Promise<BudgetState | null> {
     let res: RateLimiterRes;
     try {
       res = cost > 0 ? await this.quota.limiter.consume(key, cost) : await this.quota.limiter.reward(key, 0);
@@ -111,9 +122,9 @@ export class CostBudget {
   }
 }
 
-/** Where the cost plugin reads the caller and leaves the outcome, on the request's GraphQL context. */
+/** Where the cost plugin reads the caller and leaves the outcome (charged, or refused), on the request's GraphQL context. */
 export interface CostContext extends BaseContext {
-  cost: { key: string; outcome: OperationCost | null };
+  cost: { key: string; outcome: OperationCost | null; refused: BudgetState | null };
 }
 
 /**
@@ -137,7 +148,8 @@ export function costPlugin<T extends CostContext>(budget: CostBudget): ApolloSer
           try {
             budget.check(contextValue.cost.key, requested);
           } catch (err) {
-            if (!(err instanceof TooManyRequestsError)) throw err;
+            if (!(err instanceof BudgetRefusal)) throw err;
+            contextValue.cost.refused = err.budget;
             const headers = new HeaderMap([['retry-after', String(err.retryAfterSeconds)]]);
             throw new GraphQLError(err.message, { originalError: err, extensions: { http: { status: 429, headers } } });
           }

@@ -245,7 +245,7 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
       const sc = { em: ctx.state.em, primaryEm: ctx.state.em, caller: ctx.state.caller, config, callers };
       const selection = new OperationSelection();
-      const cost = { key: subjectKey((await ctx.state.token!).sub), outcome: null };
+      const cost = { key: subjectKey((await ctx.state.token!).sub), outcome: null, refused: null };
       ctx.state.graphqlCost = cost;
       const context: Context = { sc, loaders: modules.createLoaders(sc, selection), selection, cost, requestId: ctx.state.requestId, log: ctx.state.log };
       if (ctx.state.reads) context.routing = operationRouting(ctx.state.reads, ctx.state.em, modules.createLoaders);
@@ -269,12 +269,10 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
   // The cost budget in the RateLimit headers, beside the request quota: what was charged, or the refusal.
   const costHeaders: AppMiddleware = async (ctx, next) => {
     await next();
-    const outcome = ctx.state.graphqlCost?.outcome;
-    if (outcome) advertise(ctx, budget.quota, outcome.remaining, outcome.resetSeconds);
-    else if (ctx.status === 429 && ctx.get('Retry-After') && ctx.state.graphqlCost) {
-      advertise(ctx, budget.quota, 0, Number(ctx.get('Retry-After')));
-      metrics.rateLimitRejections.inc({ policy: budget.quota.name });
-    }
+    const cost = ctx.state.graphqlCost;
+    const state = cost?.outcome ?? cost?.refused;
+    if (state) advertise(ctx, budget.quota, state.remaining, state.resetSeconds);
+    if (cost?.refused) metrics.rateLimitRejections.inc({ policy: budget.quota.name });
   };
   // The caller's rights are read once the turn has come (up to GRAPHQL_QUEUE_TIMEOUT_MS later): read on arrival,
   // a queued operation would run with rights withdrawn while it waited.
