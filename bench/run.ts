@@ -1,3 +1,4 @@
+import { run as abuse } from './abuse.bench';
 import { run as archive } from './archive.bench';
 import { run as auth } from './auth.bench';
 import { run as bulk } from './bulk.bench';
@@ -18,6 +19,7 @@ import { run as webhooks } from './webhooks.bench';
  * name is given). Each benchmark works in a scratch database of its own and drops it when done.
  */
 const BENCHES: Record<string, () => Promise<void>> = {
+  abuse,
   archive,
   auth,
   bulk,

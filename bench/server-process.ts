@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** What the server process measured between `begin` and `end` (bench/dashboard-server.ts). */
@@ -12,10 +13,49 @@ export interface Probe {
   maxRss: number;
 }
 
+/** The server's memory now (bench/dashboard-server.ts, command `rss`), in bytes. */
+export interface Rss {
+  rss: number;
+  /** Highest resident set sampled (every 10 ms) since the process started or the last `reset`. */
+  peakRss: number;
+  /** The kernel's high-water mark of the resident set over the process's life. */
+  maxRss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  /** `ipc`: the process answered; `proc`: it did not in time, read from /proc/<pid>/status by the parent. */
+  source: 'ipc' | 'proc';
+}
+
+/** How the server process ended, when it did. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last lines it wrote on stderr (e.g. V8's "JavaScript heap out of memory" and its trace). */
+  stderrTail: string;
+}
+
+/** Bytes of stderr kept for `Exit.stderrTail`. */
+const STDERR_TAIL = 16 * 1024;
 
 /** The service in its own process, and the probe it answers over IPC. */
 export class ServerProcess {
-  private constructor(private readonly child: ChildProcess, readonly url: string) {}
+  private stderr = '';
+  private exitInfo: Exit | null = null;
+  /** Resolves when the process has exited, whatever the reason. */
+  readonly exited: Promise<Exit>;
+
+  private constructor(private readonly child: ChildProcess, readonly url: string) {
+    this.exited = new Promise((resolve) => {
+      const done = (code: number | null, signal: NodeJS.Signals | null) => {
+        this.exitInfo ??= { code, signal, stderrTail: this.stderr };
+        resolve(this.exitInfo);
+      };
+      if (child.exitCode !== null || child.signalCode !== null) done(child.exitCode, child.signalCode);
+      else child.once('exit', done);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => { this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL); });
+  }
 
   static async start(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
     const child = fork(path.join(__dirname, 'dashboard-server.js'), [], {
@@ -29,25 +69,61 @@ export class ServerProcess {
       },
       // Node's own flags for the server (e.g. BENCH_SERVER_NODE_FLAGS="--cpu-prof --max-semi-space-size=32").
       execArgv: (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-      // The access log goes where a production one would go: out of the process, here nowhere.
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      // The access log goes where a production one would go: out of the process, here nowhere. Its stderr is
+      // passed on, and its tail kept: how it died, when it does.
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
+    child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+    // The tail is kept from the start: a process that fails to start says why.
+    let early = '';
+    const keep = (chunk: Buffer) => { early = (early + chunk.toString('utf8')).slice(-STDERR_TAIL); };
+    child.stderr!.on('data', keep);
     const url = await new Promise<string>((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+      child.once('exit', (code, signal) => reject(new Error(`the server exited with ${code ?? signal}${early ? `: ${early.slice(-2000)}` : ''}`)));
       child.on('message', (m: { cmd: string; url?: string }) => { if (m.cmd === 'listening') resolve(m.url!); });
     });
-    return new ServerProcess(child, url);
+    child.stderr!.off('data', keep);
+    const server = new ServerProcess(child, url);
+    server.stderr = early;
+    return server;
   }
 
-  private ask<T>(cmd: string, answer: string): Promise<T> {
+  /** The process id, for a look at /proc. */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** How it ended, or null while it runs. */
+  get exit(): Exit | null {
+    return this.exitInfo;
+  }
+
+  /**
+   * Sends `cmd` and resolves with the message named `answer`; with `timeoutMs`, null when none came by then;
+   * null at once when the process has exited (or exits meanwhile).
+   */
+  private ask<T>(cmd: string | { cmd: string } & Record<string, unknown>, answer: string): Promise<T>;
+  private ask<T>(cmd: string | { cmd: string } & Record<string, unknown>, answer: string, timeoutMs: number): Promise<T | null>;
+  private ask<T>(cmd: string | { cmd: string } & Record<string, unknown>, answer: string, timeoutMs?: number): Promise<T | null> {
+    if (this.exitInfo || !this.child.connected) return Promise.resolve(null);
     return new Promise((resolve) => {
-      const listener = (m: { cmd: string }) => {
-        if (m.cmd !== answer) return;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (value: T | null) => {
+        clearTimeout(timer);
         this.child.off('message', listener);
-        resolve(m as T);
+        this.child.off('exit', gone);
+        resolve(value);
       };
+      const listener = (m: { cmd: string }) => { if (m.cmd === answer) finish(m as T); };
+      const gone = () => finish(null);
       this.child.on('message', listener);
-      this.child.send({ cmd });
+      this.child.once('exit', gone);
+      if (timeoutMs !== undefined) timer = setTimeout(() => finish(null), timeoutMs);
+      try {
+        this.child.send(typeof cmd === 'string' ? { cmd } : cmd);
+      } catch {
+        finish(null);
+      }
     });
   }
 
@@ -64,9 +140,37 @@ export class ServerProcess {
     await this.ask('idle', 'idle');
   }
 
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.send({ cmd: 'stop' });
-    await exited;
+  /**
+   * The server's resident memory: asked over IPC, and read from /proc when it does not answer within
+   * `timeoutMs` (a process busy collecting garbage); null once it has exited. `reset` starts a new peak.
+   */
+  async rss(options: { reset?: boolean; timeoutMs?: number } = {}): Promise<Rss | null> {
+    const answer = await this.ask<Omit<Rss, 'source'>>({ cmd: 'rss', reset: options.reset ?? false }, 'rss', options.timeoutMs ?? 5000);
+    if (answer) {
+      const { rss, peakRss, maxRss, heapUsed, heapTotal, external } = answer;
+      return { rss, peakRss, maxRss, heapUsed, heapTotal, external, source: 'ipc' };
+    }
+    if (this.exitInfo) return null;
+    try {
+      const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+      const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+      return { rss: kb('VmRSS'), peakRss: kb('VmHWM'), maxRss: kb('VmHWM'), heapUsed: 0, heapTotal: 0, external: 0, source: 'proc' };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Stops the server; kills it when it has not exited within `timeoutMs`. Resolves at once if it has exited. */
+  async stop(timeoutMs = 30_000): Promise<Exit> {
+    if (this.exitInfo) return this.exitInfo;
+    try {
+      this.child.send({ cmd: 'stop' });
+    } catch {
+      this.child.kill('SIGKILL');
+    }
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    const exit = await this.exited;
+    clearTimeout(timer);
+    return exit;
   }
 }

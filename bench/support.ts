@@ -76,8 +76,11 @@ export async function benchServer(orm: MikroORM, url: string, env: Record<string
   };
 }
 
-/** A token of the demo architect from a service's development identity provider, for `scope`. */
-export async function demoToken(url: string, scope = 'svc'): Promise<string> {
-  const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username: DEMO_USERS.architect, password: DEMO_PASSWORD, scope });
+/**
+ * A token of a demo user (the architect unless `username` names another of DEMO_USERS, all with the demo password)
+ * from a service's development identity provider, for `scope`.
+ */
+export async function demoToken(url: string, scope = 'svc', username: string = DEMO_USERS.architect): Promise<string> {
+  const form = new URLSearchParams({ grant_type: 'password', client_id: 'svc-api', username, password: DEMO_PASSWORD, scope });
   return ((await (await fetch(`${url}/auth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
 }
