@@ -156,38 +156,43 @@ describe('one caller\'s share of the GraphQL turns', () => {
   let architect: string;
   let other: string;
   beforeAll(async () => {
+    // Two write turns (mutations mostly wait on the database: they take the writes' turns): a caller's share is one.
     t = await startTestApp({
-      GRAPHQL_MAX_CONCURRENT_OPERATIONS: '2', GRAPHQL_MAX_CONCURRENT_OPERATIONS_PER_CALLER: '1', GRAPHQL_QUEUE_LENGTH_PER_CALLER: '2',
-      DATABASE_LOCK_TIMEOUT_MS: '5000', GRAPHQL_QUEUE_TIMEOUT_MS: '10000',
+      REST_MAX_CONCURRENT_WRITES: '2', GRAPHQL_QUEUE_LENGTH_PER_CALLER: '2', DATABASE_LOCK_TIMEOUT_MS: '5000', GRAPHQL_QUEUE_TIMEOUT_MS: '10000',
     });
     [architect, other] = await Promise.all([tokenFor(t.url, 'architect@demo.test'), tokenFor(t.url, 'other@demo.test')]);
   });
   afterAll(() => t?.close());
 
+  const CREATE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }';
+  const trade = (token: string, project: string, n: number, timeoutMs = 20000) =>
+    gql(t.url, token, CREATE, { p: project, i: { name: `Share ${n}`, number: String(70 + n), shortName: 'SH' } }, { timeoutMs });
+
   it('refuses at once, with 429 and Retry-After, a caller\'s requests beyond its share running and waiting, while another caller takes the free turn', async () => {
     const project = DEMO_IDS.projects.residence;
     const lock = await holdProjectWrites(t.databaseUrl, project);
-    const CREATE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }';
-    let held: Promise<unknown>;
+    let held: Promise<{ status: number }>;
     let waiting: Array<Promise<{ status: number }>>;
     try {
-      // The caller's one running operation waits on the lock; two more wait for its turn.
-      held = gql(t.url, architect, CREATE, { p: project, i: { name: 'Share held', number: '71', shortName: 'SH' } }, { timeoutMs: 20000 });
+      // The caller's one running mutation waits on the lock; two more wait for its turn.
+      held = trade(architect, project, 1);
       await lock.waiter();
-      waiting = [gql(t.url, architect, '{ me { id } }', undefined, { timeoutMs: 20000 }), gql(t.url, architect, '{ me { email } }', undefined, { timeoutMs: 20000 })];
+      waiting = [trade(architect, project, 2), trade(architect, project, 3)];
       await new Promise((r) => setTimeout(r, 200));
-      const beyond = await Promise.all(Array.from({ length: 5 }, () => gql(t.url, architect, '{ me { id } }')));
+      const beyond = await Promise.all([4, 5, 6, 7, 8].map((n) => trade(architect, project, n)));
       for (const res of beyond) {
         expect([res.status, res.body.errors[0].extensions.code, res.headers.get('retry-after')]).toEqual([429, 'RATE_LIMITED', '1']);
         expect(res.body.errors[0].message).toMatch(/at most 1 run and 2 wait/);
       }
-      // Another caller is not behind them: the second turn is free for it.
-      const served = await gql(t.url, other, '{ me { id } }', undefined, { timeoutMs: 3000 });
+      // Another caller is not behind them: the second turn is its own, and its queries have turns of their own.
+      const served = await trade(other, DEMO_IDS.projects.cabinetSudHall, 9, 3000);
       expect([served.status, served.body.errors]).toEqual([200, undefined]);
+      const query = await gql(t.url, architect, '{ me { id } }', undefined, { timeoutMs: 3000 });
+      expect([query.status, query.body.errors]).toEqual([200, undefined]);
     } finally {
       await lock.release();
     }
     expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([200, 200]);
-    expect((await held as { status: number }).status).toBe(200);
+    expect((await held).status).toBe(200);
   });
 });

@@ -68,7 +68,7 @@ export interface Config {
     maxConcurrentOperations: number;
     /** How long an operation waits for its turn before 503 + Retry-After. */
     queueTimeoutMs: number;
-    /** One caller's share: its operations run at once by this instance, and waiting; one more is refused with 429. */
+    /** One caller's share of the queries' turns (its mutations': half the writes'), and of their queues; one more is refused with 429. */
     maxConcurrentOperationsPerCaller: number;
     queueLengthPerCaller: number;
     /** The front end's trusted documents and whether arbitrary ones run (docs/trusted-documents.md). */
@@ -275,8 +275,8 @@ export function loadConfig(env: Env = process.env): Config {
       landingPage: bool(env, 'GRAPHQL_LANDING_PAGE', !production),
       maxConcurrentOperations,
       queueTimeoutMs: int(env, 'GRAPHQL_QUEUE_TIMEOUT_MS', 900, 50, 600000),
-      // Every turn by default: a caller's own mutation waiting on a lock must not hold its queries (the queue is fair).
-      maxConcurrentOperationsPerCaller: int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS_PER_CALLER', maxConcurrentOperations, 1, 10000),
+      // Half the turns: a caller who floods leaves the other half to everyone else at once.
+      maxConcurrentOperationsPerCaller: int(env, 'GRAPHQL_MAX_CONCURRENT_OPERATIONS_PER_CALLER', Math.max(1, Math.floor(maxConcurrentOperations / 2)), 1, 10000),
       queueLengthPerCaller: int(env, 'GRAPHQL_QUEUE_LENGTH_PER_CALLER', 8, 0, 100000),
       trustedDocuments: trustedDocumentsSettings(env),
     },

@@ -13,7 +13,7 @@ import { idempotency } from '../http/idempotency';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../auth/token-verifier';
-import { trustedDocumentOf } from './trusted-documents';
+import { trustedDocumentOf, type TrustedDocumentsSettings } from './trusted-documents';
 import type { CallerCache } from '../auth/caller-cache';
 import { operationRouting, type GraphQLContext, type LoadersFactory } from './context';
 import { classifyGraphQLError, graphqlErrorFormatter, retryLaterPlugin } from '../errors/graphql';
@@ -136,16 +136,36 @@ function isLandingPageRequest(ctx: AppContext): boolean {
     && ['query', 'extensions', 'operationName', 'variables'].every((name) => ctx.query[name] === undefined);
 }
 
-/** Whether a POST /graphql body holds a mutation to run (unparsable: Apollo answers it, no key applies). */
-function isMutation(ctx: AppContext): boolean {
-  const body = ctx.request.body as { query?: unknown; operationName?: unknown } | undefined;
-  if (typeof body?.query !== 'string') return false;
-  try {
-    const operation = getOperationAST(parse(body.query, { maxTokens: GRAPHQL_LIMITS.maxTokens }), typeof body.operationName === 'string' ? body.operationName : undefined);
-    return operation?.operation === 'mutation';
-  } catch {
-    return false;
-  }
+/**
+ * Whether a POST /graphql body holds a mutation to run (unparsable: Apollo answers it, no key applies), the document
+ * named by id included; decided once per request, before its turn: a mutation mostly waits on the database and takes
+ * a write turn (src/platform/http/admission.ts). Only a text that says `mutation` is parsed.
+ */
+function mutationDetector(settings: TrustedDocumentsSettings): (ctx: AppContext) => boolean {
+  const known = new WeakMap<AppContext, boolean>();
+  const detect = (ctx: AppContext): boolean => {
+    if (ctx.method !== 'POST') return false;
+    const body = ctx.request.body as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+    let text = typeof body.query === 'string' ? body.query : null;
+    try {
+      text = trustedDocumentOf(settings, body, null) ?? text;
+    } catch {
+      // Refused as it should be once the caller is known (the `trusted` layer).
+    }
+    if (text === null || !text.includes('mutation')) return false;
+    try {
+      const operation = getOperationAST(parse(text, { maxTokens: GRAPHQL_LIMITS.maxTokens }), typeof body.operationName === 'string' ? body.operationName : undefined);
+      return operation?.operation === 'mutation';
+    } catch {
+      return false;
+    }
+  };
+  return (ctx) => {
+    let mutation = known.get(ctx);
+    if (mutation === undefined) known.set(ctx, mutation = detect(ctx));
+    return mutation;
+  };
 }
 
 /**
@@ -318,8 +338,10 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
     if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) throw new MethodNotAllowedError(ctx.method, '/graphql', ['GET', 'POST']);
     return next();
   });
-  // Parsed, executed and serialized in a turn of the GraphQL class, within the caller's share (src/platform/http/admission.ts).
-  const slots = admitted(admission, 'graphql', async (ctx) => (await ctx.state.token!).sub);
+  // Parsed, executed and serialized in a turn of the GraphQL class, a mutation in one of the writes', within the
+  // caller's share (src/platform/http/admission.ts).
+  const isMutation = mutationDetector(config.graphql.trustedDocuments);
+  const slots = admitted(admission, (ctx) => (isMutation(ctx) ? 'graphql-write' : 'graphql'), async (ctx) => (await ctx.state.token!).sub);
   const keyed = idempotency({ ttlSeconds: config.idempotencyKeyTtlSeconds, applies: isMutation, succeeded: mutationSucceeded });
   router.post('/graphql', verify, jsonBody(), documentSize, slots, identify, trusted, keyed, costHeaders, apollo);
   router.get('/graphql', idePage, verify, documentSize, slots, identify, trusted, costHeaders, apollo);

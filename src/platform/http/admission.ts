@@ -22,8 +22,8 @@ import type { AppMiddleware } from './state';
  * Memory stays bounded by the limits (GraphQL's partly built answers, which the former "turns" bounded alone).
  */
 
-export type CostClass = 'graphql' | 'rest-read' | 'rest-write' | 'delivery';
-export const COST_CLASSES: readonly CostClass[] = ['graphql', 'rest-read', 'rest-write', 'delivery'];
+export type CostClass = 'graphql' | 'graphql-write' | 'rest-read' | 'rest-write' | 'delivery';
+export const COST_CLASSES: readonly CostClass[] = ['graphql', 'graphql-write', 'rest-read', 'rest-write', 'delivery'];
 
 export interface ClassLimits {
   concurrency: number;
@@ -217,10 +217,11 @@ export class Admission {
 }
 
 /**
- * The limits of each class from the configuration: GraphQL operations (the costliest: a dashboard is tens of
- * milliseconds of CPU and megabytes of answer) as many as processors, REST reads three times, REST writes eight
- * times (each mostly waits on the database), subscription deliveries one batch at a time, never refused (a batch
- * waits for its turn; its updates are not dropped). docs/faults.md gives the measurements behind them.
+ * The limits of each class from the configuration: GraphQL queries (the costliest: a dashboard is tens of
+ * milliseconds of CPU and megabytes of answer) as many as processors, REST reads three times, writes eight times
+ * (each mostly waits on the database: REST's, and GraphQL's mutations, in a class of their own with the same turns),
+ * subscription deliveries one batch at a time, never refused (a batch waits for its turn; its updates are not
+ * dropped). GraphQL's classes are shared per caller. docs/faults.md gives the measurements behind them.
  */
 export function admissionLimits(config: Pick<Config, 'graphql' | 'admission'>): Record<CostClass, ClassLimits> {
   const { admission, graphql } = config;
@@ -229,6 +230,10 @@ export function admissionLimits(config: Pick<Config, 'graphql' | 'admission'>): 
     graphql: {
       concurrency: graphql.maxConcurrentOperations, queue: admission.queueLength, maxWaitMs: graphql.queueTimeoutMs, lifoAfterMs: admission.lifoAfterMs,
       perCaller: { concurrency: graphql.maxConcurrentOperationsPerCaller, queue: graphql.queueLengthPerCaller },
+    },
+    'graphql-write': {
+      concurrency: admission.restWrites, queue: admission.queueLength, maxWaitMs: graphql.queueTimeoutMs, lifoAfterMs: admission.lifoAfterMs,
+      perCaller: { concurrency: Math.max(1, Math.floor(admission.restWrites / 2)), queue: graphql.queueLengthPerCaller },
     },
     'rest-read': { concurrency: admission.restReads, ...rest },
     'rest-write': { concurrency: admission.restWrites, ...rest },
