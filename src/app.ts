@@ -24,6 +24,7 @@ import { IdentityProviderService } from './modules/identity/identity-provider.se
 import { LoginThrottle } from './modules/identity/login-throttle';
 import { TokenVerifier } from './platform/auth/token-verifier';
 import { graphqlRoutes } from './platform/graphql/server';
+import { CostBudget } from './platform/graphql/cost';
 import { graphqlSchema } from './modules/schema';
 import { createLoaders } from './modules/loaders';
 import { ChangeFeed } from './modules/changes/feed';
@@ -96,7 +97,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(entityTags());
   koa.use(serializeJsonOnce());
   koa.use(errorsMiddleware());
-  koa.use(rateLimit(limiters, verifier, metrics));
+  // The callers' GraphQL cost budgets: refused at the door by the rate limits, charged by the GraphQL server.
+  const graphqlBudget = new CostBudget(limiters.graphqlCost);
+  koa.use(rateLimit(limiters, verifier, metrics, graphqlBudget));
   // Read replicas, when configured: where read-only work goes, and read-your-writes (README, "Scale out").
   const probes = probePool(database.url, config.readinessTimeoutMs);
   const router = database.replicas?.length ? new ReadRouter({
@@ -156,7 +159,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(restRoutes(config, verifier, callers, admission).routes());
   koa.use(fileRoutes(config).routes());
   const schema = await graphqlSchema();
-  const graphql = await graphqlRoutes(config, { verifier, callers, metrics, modules: { schema, createLoaders }, admission, costQuota: limiters.graphqlCost });
+  const graphql = await graphqlRoutes(config, { verifier, callers, metrics, modules: { schema, createLoaders }, admission, budget: graphqlBudget });
   koa.use(graphql.router.routes());
   const subscriptions = createSubscriptionServer({
     config, orm, log, metrics, verifier, feed, lifecycle,

@@ -121,6 +121,23 @@ describe('a caller\'s share of a class (perCaller: GraphQL)', () => {
     expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
   });
 
+  it('refuses at once a caller\'s request that, behind its own at the pace its turns have lasted, would wait past the longest wait', async () => {
+    const admission = admissionOf({ concurrency: 2, queue: 10, maxWaitMs: 100 }, { graphql: { perCaller: { concurrency: 1, queue: 5 } } });
+    // One turn of 60 ms sets the pace.
+    const first = await admission.enter('graphql', 'a');
+    await new Promise((r) => setTimeout(r, 60));
+    first();
+    const running = await admission.enter('graphql', 'a');
+    const waits = admission.enter('graphql', 'a');
+    const refused = await settled(admission.enter('graphql', 'a'));
+    expect(refused).toBeInstanceOf(TooManyRequestsError);
+    expect((refused as Error).message).toMatch(/its operations take about \d+ ms each, one more would wait past 100 ms/);
+    // Another caller, with no pace yet, is not concerned.
+    (await admission.enter('graphql', 'b'))();
+    running();
+    (await waits)();
+  });
+
   it('forgets a caller with nothing running or waiting (the map holds the callers of the moment)', async () => {
     const admission = shared(1, { concurrency: 1, queue: 1 });
     for (let i = 0; i < 1000; i++) (await admission.enter('graphql', `caller ${i}`))();

@@ -136,6 +136,20 @@ export class IdempotencyKeyReusedError extends AppError {
   readonly code = 'IDEMPOTENCY_KEY_REUSED' as const;
 }
 
+/**
+ * An error made without capturing a stack: the refusals a flooding client causes thousands of times a second (a spent
+ * budget, a caller over its share), whose stack nobody logs (a 4xx is never logged with one).
+ */
+export function withoutStack<T extends Error>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** A quota as advertised in the `RateLimit-Policy` header: at most `points` every `windowSeconds`. */
 export interface RateLimitPolicy {
   name: string;

@@ -3,7 +3,7 @@ import { GraphQLError, type DocumentNode, type GraphQLField, type GraphQLSchema 
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { TooManyRequestsError } from '../errors/errors';
+import { TooManyRequestsError, withoutStack } from '../errors/errors';
 import { DEFAULT_PAGE_SIZE } from '../database/pagination';
 import type { Quota } from '../http/rate-limiters';
 import { GRAPHQL_LIMITS, limitError } from './limits';
@@ -99,12 +99,12 @@ export class CostBudget {
     if (!known || known.resetAt <= Date.now() || known.remaining >= cost) return;
     const retryAfter = seconds(known.resetAt - Date.now());
     const what = cost > 1 ? `this operation's requested cost is ${cost}, ${Math.max(0, known.remaining)} is left` : 'none is left';
-    throw new BudgetRefusal(
+    throw withoutStack(() => new BudgetRefusal(
       `Too many GraphQL operations: at most a cost of ${this.quota.points} every ${this.quota.windowSeconds} seconds per caller; ${what}; retry in ${retryAfter} seconds`,
       retryAfter,
       this.quota,
       { remaining: Math.max(0, known.remaining), resetSeconds: retryAfter },
-    );
+    ));
   }
 
   /** Charges `cost` to the caller; the budget left and when it resets. A failing store counts nothing (docs/rate-limits.md). */

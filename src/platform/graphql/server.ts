@@ -22,9 +22,8 @@ import { admitted, type Admission } from '../http/admission';
 import { OperationSelection } from './selection';
 import { createIde, IDE_ASSETS_PATH } from './ide';
 import { checkDocumentSize, GRAPHQL_LIMITS, limitRules } from './limits';
-import { CostBudget, costPlugin, type CostContext } from './cost';
+import { costPlugin, type CostBudget, type CostContext } from './cost';
 import { DocumentCache } from './document-cache';
-import type { Quota } from '../http/rate-limiters';
 import { advertise, subjectKey } from '../http/rate-limit.middleware';
 
 /**
@@ -217,13 +216,13 @@ export interface GraphQLRouteDeps {
   modules: GraphQLModules;
   admission: Admission;
   /** The callers' GraphQL cost budgets (src/platform/graphql/cost.ts). */
-  costQuota: Quota;
+  budget: CostBudget;
 }
 
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
 export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const { verifier, callers, metrics, modules, admission } = deps;
-  const budget = new CostBudget(deps.costQuota);
+  const { budget } = deps;
   const server = new ApolloServer<Context>({
     // The schema, executed by compiled queries (executor.ts).
     gateway: compiledExecution(modules.schema),
@@ -274,11 +273,10 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
   } as never) as unknown as AppMiddleware;
 
   // A request without a valid token is refused before it waits for a turn (cheap: no statement); the errors
-  // middleware writes it in GraphQL's shape (src/platform/errors/http.ts). So is a caller whose cost budget this
-  // instance knows to be spent, before its body is read.
+  // middleware writes it in GraphQL's shape (src/platform/errors/http.ts). (A caller whose cost budget this instance
+  // knows to be spent was refused before, by the rate limits' middleware, its body unread.)
   const verify: AppMiddleware = async (ctx, next) => {
-    const token = await verifyRequest(ctx, verifier);
-    budget.check(subjectKey(token.sub), 1);
+    await verifyRequest(ctx, verifier);
     return next();
   };
   // The document's text, before anything parses it; a document named by id is the manifest's (trusted-documents.ts).

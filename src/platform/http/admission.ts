@@ -1,4 +1,5 @@
-import { ServiceUnavailableError, TooManyRequestsError } from '../errors/errors';
+import { LRUCache } from 'lru-cache';
+import { ServiceUnavailableError, TooManyRequestsError, withoutStack } from '../errors/errors';
 import type { Config } from '../config';
 import type { AppMiddleware } from './state';
 
@@ -15,7 +16,8 @@ import type { AppMiddleware } from './state';
  *   would wait longer was tried: clients that retry at once then spend the cores on refusals, docs/faults.md);
  * - at most `queue` of them: a request that finds the queue full is refused at once (no wait);
  * - with `perCaller` set (GraphQL), a share per caller: at most `perCaller.concurrency` of one caller's requests run
- *   at once and `perCaller.queue` wait, one more is refused at once with 429; a turn that frees goes to the waiter
+ *   at once and `perCaller.queue` wait, one more is refused at once with 429, and so is one that, behind the caller's
+ *   own, would wait past `maxWaitMs` at the pace its turns have lasted; a turn that frees goes to the waiter
  *   whose caller has the fewest running (a fair queue). So a caller who floods has few requests waiting, and another
  *   caller's request takes the next turn that frees: it waits behind the running ones only, never behind the flood.
  *
@@ -56,6 +58,8 @@ class ClassQueue {
   running = 0;
   readonly waiting: Waiter[] = [];
   private readonly callers = new Map<string, CallerCount>();
+  /** How long each caller's turns have lasted, a moving average in ms (kept while it is idle, for the next burst). */
+  private readonly pace = new LRUCache<string, number>({ max: 10_000 });
 
   constructor(readonly cls: CostClass, readonly limits: ClassLimits, private readonly observer?: AdmissionObserver) {}
 
@@ -93,8 +97,17 @@ class ClassQueue {
     if (count && count.waiting >= limits.perCaller!.queue) {
       this.tidy(caller, count);
       observer?.refused(cls, 'caller-share');
-      return Promise.reject(new TooManyRequestsError(
-        `Too many ${cls} requests of this caller at once: at most ${limits.perCaller!.concurrency} run and ${limits.perCaller!.queue} wait; retry when one has answered`, 1));
+      return Promise.reject(withoutStack(() => new TooManyRequestsError(
+        `Too many ${cls} requests of this caller at once: at most ${limits.perCaller!.concurrency} run and ${limits.perCaller!.queue} wait; retry when one has answered`, 1)));
+    }
+    // Behind its own requests, at the pace its turns have lasted, it would wait past the bound: refused now, not then.
+    const turnMs = caller !== null && count ? this.pace.get(caller) ?? 0 : 0;
+    if (count && ((count.waiting + 1) * turnMs) / limits.perCaller!.concurrency > limits.maxWaitMs) {
+      this.tidy(caller, count);
+      observer?.refused(cls, 'caller-share');
+      return Promise.reject(withoutStack(() => new TooManyRequestsError(
+        `Too many ${cls} requests of this caller at once: its operations take about ${Math.round(turnMs)} ms each, one more would wait past ${limits.maxWaitMs} ms; retry when one has answered`,
+        Math.max(1, Math.ceil(turnMs / 1000)))));
     }
     if (this.waiting.length >= limits.queue) {
       this.tidy(caller, count);
@@ -128,11 +141,17 @@ class ClassQueue {
 
   private releaser(caller: string | null, count: CallerCount | null): () => void {
     let released = false;
+    const since = Date.now();
     return () => {
       if (released) return;
       released = true;
       this.running--;
-      if (count) count.running--;
+      if (count && caller !== null) {
+        count.running--;
+        const ms = Date.now() - since;
+        const known = this.pace.get(caller);
+        this.pace.set(caller, known === undefined ? ms : 0.7 * known + 0.3 * ms);
+      }
       this.tidy(caller, count);
       this.next();
     };

@@ -60,19 +60,31 @@ async function consume(ctx: AppContext, quota: Quota, key: string, what: string)
   advertise(ctx, quota, res.remainingPoints, seconds(res.msBeforeNext));
 }
 
+/** A caller's GraphQL cost budget, as far as this instance knows it (src/platform/graphql/cost.ts). */
+export interface GraphQLBudgetDoor {
+  /** Throws 429 (with its policy) when the caller's budget is known to be spent. */
+  check(key: string, cost: number): void;
+}
+
 /**
  * One rate limit mechanism for every route (docs/rate-limits.md): `/auth/token` counts requests per client
- * address, everything else per caller (REST and GraphQL share one quota). Every answer carries the
- * RateLimit headers; a 429, whoever throws it (here, or the sign-in lockout of the token endpoint), names
- * its policy in them, and the errors middleware writes the body in the endpoint's shape with Retry-After.
+ * address, everything else per caller (REST and GraphQL share one quota), and a GraphQL request of a caller whose
+ * cost budget is known to be spent is refused here, before any other work (a flood of them costs the least). Every
+ * answer carries the RateLimit headers; a 429, whoever throws it (here, the GraphQL cost plugin, or the sign-in
+ * lockout of the token endpoint), names its policy in them, and the errors middleware writes the body in the
+ * endpoint's shape with Retry-After.
  */
-export function rateLimit(limiters: RateLimiters, verifier: TokenVerifier, metrics: Metrics): AppMiddleware {
+export function rateLimit(limiters: RateLimiters, verifier: TokenVerifier, metrics: Metrics, graphqlBudget?: GraphQLBudgetDoor): AppMiddleware {
   return async (ctx, next) => {
     // Preflights carry no credentials and do no work; probes must always get through.
     if (ctx.method === 'OPTIONS' || EXEMPT_PATHS.has(ctx.path)) return next();
     try {
       if (ctx.path === '/auth/token') await consume(ctx, limiters.token, `ip:${clientKey(ctx.ip)}`, 'from one address');
-      else await consume(ctx, limiters.api, await callerKey(ctx, verifier), 'per caller');
+      else {
+        const key = await callerKey(ctx, verifier);
+        await consume(ctx, limiters.api, key, 'per caller');
+        if (graphqlBudget && ctx.path === '/graphql' && key.startsWith('sub:')) graphqlBudget.check(key, 1);
+      }
       await next();
     } catch (err) {
       if (err instanceof TooManyRequestsError) {

@@ -10,6 +10,10 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
  * Outermost middleware: a request id (the caller's X-Request-Id when sane, else a new UUID) on the
  * response and on every log line, one access log line per request, and a per-request entity manager. A request
  * is one unit of work for the connections it gives up (src/platform/database/limits.ts): how its errors are mapped.
+ *
+ * The entity manager and the request's child logger are made when first used: a request refused before any work
+ * (a rate limit, a spent budget: thousands a second from a flooding client) makes neither (a fork is tens of
+ * kilobytes of unit of work and identity map).
  */
 export function requestContext(orm: MikroORM, log: Logger): AppMiddleware {
   return async (ctx, next) => {
@@ -17,13 +21,14 @@ export function requestContext(orm: MikroORM, log: Logger): AppMiddleware {
     const incoming = ctx.get('X-Request-Id');
     const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ request_id: requestId });
-    ctx.state.em = orm.em.fork();
+    lazily(ctx.state, 'log', () => log.child({ request_id: requestId }));
+    lazily(ctx.state, 'em', () => orm.em.fork());
     ctx.set('X-Request-Id', requestId);
     try {
       await watchingConnectionCuts(next);
     } finally {
-      ctx.state.log.info({
+      log.info({
+        request_id: requestId,
         method: ctx.method,
         path: ctx.path,
         status: ctx.status,
@@ -31,4 +36,15 @@ export function requestContext(orm: MikroORM, log: Logger): AppMiddleware {
       }, 'request');
     }
   };
+}
+
+/** A property made by `make` when first read, and replaced when written (the idempotency layer swaps `em`). */
+function lazily<T extends object, K extends keyof T>(target: T, key: K, make: () => T[K]): void {
+  let value: T[K] | undefined;
+  Object.defineProperty(target, key, {
+    configurable: true,
+    enumerable: true,
+    get: () => (value ??= make()),
+    set: (v: T[K]) => { value = v; },
+  });
 }
