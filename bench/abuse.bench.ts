@@ -48,7 +48,7 @@ const REQUEST_TIMEOUT_MS = env('BENCH_ABUSE_REQUEST_TIMEOUT_MS', 60_000);
 const MAX_SECONDS = env('BENCH_ABUSE_MAX_SECONDS', 600);
 const CANDIDATE_MAX_MS = env('BENCH_ABUSE_CANDIDATE_MAX_MS', 5000);
 const SELECTION_SECONDS = env('BENCH_ABUSE_SELECTION_SECONDS', 60);
-const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'memory-comments,memory-costliest,memory-costliest-padded,fairness').split(',').map((s) => s.trim());
+const SCENARIOS = (process.env.BENCH_ABUSE_SCENARIOS ?? 'memory-comments,memory-costliest,memory-costliest-padded,fairness,refusal').split(',').map((s) => s.trim());
 /** Bytes a padded document is brought to (the body limit is 1 MiB of JSON). */
 const PADDED_BYTES = 1_000_000;
 
@@ -394,6 +394,58 @@ function survival(f: { exit: Exit | null; result: FloodResult | null }): string 
 
 interface FairnessFigures { result: FairnessResult | null; peak: number; exit: Exit | null }
 
+/**
+ * What one refusal of a caller whose budget is spent costs the server (CPU and heap allocated per request, 50
+ * keep-alive connections for BENCH_ABUSE_REFUSAL_SECONDS, 5), beside its floor in the same run: bare Koa answering
+ * every request 429 (bench/refusal-floor.ts). A flood's refusals are work for the one event loop the other callers
+ * share.
+ */
+async function refusalScenario(url: string): Promise<string> {
+  const seconds = env('BENCH_ABUSE_REFUSAL_SECONDS', 5);
+  const { default: autocannon } = await import('autocannon');
+  const body = JSON.stringify({ query: '{ me { id email } }' });
+  const load = (target: string, token: string) => autocannon({
+    url: `${target}/graphql`, method: 'POST', connections: 50, duration: seconds, body,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+  });
+  const rows: string[] = [];
+  // The service: a budget of 2, spent by the first answer (3 values); every request after is refused at the door.
+  const server = await startServer(url, { RATE_LIMIT_GRAPHQL_COST_POINTS: '2' });
+  try {
+    const token = await demoToken(server.url);
+    for (let i = 0; i < 2; i++) await post(server.url, token, body, false, 10_000);
+    const { result, probe } = await server.probe(() => load(server.url, token));
+    const n = result.requests.total;
+    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([s, c]) => `${s} x ${(c as { count: number }).count}`).join(', ');
+    log(`refusal: service: ${n} requests (${statuses}), ${(probe.cpuMs / n).toFixed(3)} ms of CPU and ${(probe.allocatedBytes / n / 1024).toFixed(1)} KB allocated per request`);
+    rows.push(`| service, budget spent | ${n} (${statuses}) | ${(probe.cpuMs / n).toFixed(3)} ms | ${(probe.allocatedBytes / n / 1024).toFixed(1)} KB |`);
+  } finally {
+    await server.stop();
+  }
+  const floor = fork(path.join(__dirname, `refusal-floor${path.extname(__filename)}`), [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  try {
+    const ask = <T>(cmd: string, answer: string) => new Promise<T>((resolve) => {
+      const listener = (m: { cmd: string }) => {
+        if (m.cmd !== answer) return;
+        floor.off('message', listener);
+        resolve(m as T);
+      };
+      floor.on('message', listener);
+      if (cmd) floor.send({ cmd });
+    });
+    const { url: floorUrl } = await ask<{ url: string }>('', 'listening');
+    await ask('begin', 'begun');
+    const result = await load(floorUrl, 'x');
+    const { cpuMs } = await ask<{ cpuMs: number }>('end', 'ended');
+    const n = result.requests.total;
+    log(`refusal: floor (bare Koa, 429): ${n} requests, ${(cpuMs / n).toFixed(3)} ms of CPU per request`);
+    rows.push(`| floor: bare Koa answering 429 | ${n} | ${(cpuMs / n).toFixed(3)} ms | |`);
+  } finally {
+    floor.send({ cmd: 'stop' });
+  }
+  return `| refusal, 50 connections, ${seconds} s | requests | CPU per request | allocated per request |\n|---|---|---|---|\n${rows.join('\n')}`;
+}
+
 async function fairnessScenario(server: ServerProcess, chosen: Candidate): Promise<FairnessFigures> {
   const tokenA = await demoToken(server.url);
   const tokenB = await demoToken(server.url, 'svc', DEMO_USERS.other);
@@ -506,6 +558,8 @@ export async function run(): Promise<void> {
         await server.stop();
       }
     }
+
+    if (SCENARIOS.includes('refusal')) tables.push(await refusalScenario(url));
 
     if (memory.length) {
       const rows = memory.map((f) => {
