@@ -8,7 +8,10 @@ const names = (body: { organizations: { name: string }[] }) => body.organization
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // Rights read at every request: these cases change a flag in SQL and call at once, which a kept caller would
+  // answer until the change's message reaches the instance, a few milliseconds later on a busy machine (the caller
+  // cache's own rules are test/auth.caller-cache.test.ts's).
+  t = await startTestApp({ AUTH_CALLER_CACHE_TTL_MS: '0' });
 });
 afterAll(() => t.close());
 
