@@ -29,7 +29,7 @@ import { graphqlSchema } from './modules/schema';
 import { createLoaders } from './modules/loaders';
 import { ChangeFeed } from './modules/changes/feed';
 import { createSubscriptionServer, type SubscriptionServer } from './modules/changes/websocket';
-import { ChangeListener } from './platform/events/change-listener';
+import { ChangeListener, changeCaptureUnavailable } from './platform/events/change-listener';
 import { readRouting } from './platform/http/read-routing';
 import { CLUSTER_SQL, ReadRouter } from './platform/database/replicas';
 import { CallerCache } from './platform/auth/caller-cache';
@@ -68,6 +68,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const { config, orm, log } = deps;
   const clientUrl = orm.config.getClientUrl();
   const database = deps.database ?? { url: clientUrl, directUrl: clientUrl, sessionSettings: 'startup' };
+  // A server that cannot decode changes refuses the start in one line (docs/subscriptions.md): an instance that could
+  // never hear them would never be ready.
+  const unavailable = await changeCaptureUnavailable(database.directUrl, config.database.connectTimeoutMs);
+  if (unavailable) throw new Error(unavailable);
   // Only the last X-Forwarded-For entry, the one the trusted proxy appended, is the client: earlier ones
   // are whatever the client sent, and would let a stolen token pass the client_ip binding.
   const koa = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
@@ -133,8 +137,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     heartbeat: {
       intervalMs: config.listener.heartbeatIntervalMs,
       timeoutMs: config.listener.heartbeatTimeoutMs,
+      // A transactional logical message in a transaction of its own: decoded at its commit, as the writers' are.
       notify: async (channel, payload) => {
-        await probes.query('select pg_notify($1, $2)', [channel, payload]);
+        await probes.query('select pg_logical_emit_message(true, $1, $2)', [channel, payload]);
       },
     },
     onEvent: (event) => feed.add(event),

@@ -5,9 +5,10 @@ import { queryRows } from './support/databases';
 import { eventually } from './support/subscriptions';
 
 /**
- * The change listener proves that it hears (issue 21, docs/subscriptions.md "Listener"): it notifies itself through
- * the request path and counts as hearing only while those notifications come back. Here the heartbeats are lost on
- * purpose (sent to another channel), as a LISTEN through a transaction pooler loses them, then delivered again.
+ * The change listener proves that it hears (issue 21, docs/subscriptions.md "Listener"): it writes a message to itself
+ * through the request path and counts as hearing only while those messages come back decoded. Here the heartbeats
+ * are lost on purpose (written with another prefix), as they would be were the requests writing to another database
+ * than the one decoded, then delivered again.
  */
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -29,7 +30,7 @@ beforeAll(async () => {
       intervalMs: 100,
       timeoutMs: 150,
       notify: async (channel, payload) => {
-        await queryRows(db.url, 'select pg_notify($1, $2)', [lose ? 'tender_heartbeat_nobody' : channel, payload]);
+        await queryRows(db.url, 'select pg_logical_emit_message(true, $1, $2)', [lose ? 'tender_heartbeat_nobody' : channel, payload]);
       },
     },
     onEvent: () => undefined,
@@ -45,9 +46,9 @@ afterAll(async () => {
 });
 
 describe('ChangeListener heartbeat', () => {
-  it('does not count a LISTEN as hearing until its own heartbeat comes back', async () => {
+  it('does not count decoding as hearing until its own heartbeat comes back', async () => {
     await listener.start();
-    // It held its LISTEN (then gave that connection up: see below), yet never heard.
+    // It decoded (then gave that connection up: see below), yet never heard.
     expect(listening[0]).toBe(true);
     expect(listener.hearing).toBe(false);
     expect(missed).toBeGreaterThanOrEqual(1);
@@ -68,7 +69,7 @@ describe('ChangeListener heartbeat', () => {
     await eventually(async () => !listener.hearing, 'deaf');
     expect(hearing).toEqual([true, false]);
     // Readiness checks of a deaf instance do not force a new connection each: the backoff paces them.
-    const attempts = () => lines.filter((l) => /LISTEN held/.test(String(l.msg))).length;
+    const attempts = () => lines.filter((l) => /proving it with a heartbeat/.test(String(l.msg))).length;
     const before = attempts();
     for (let i = 0; i < 5; i++) expect(await listener.ensureHearing(20)).toBe(false);
     expect(attempts()).toBeLessThanOrEqual(before + 1);
@@ -76,7 +77,7 @@ describe('ChangeListener heartbeat', () => {
     await eventually(async () => listener.hearing, 'hearing again');
     expect(hearing).toEqual([true, false, true]);
     expect(resumed).toBe(1);
-    expect(lines.filter((l) => /^change events: listening again/.test(String(l.msg)))).toHaveLength(1);
+    expect(lines.filter((l) => /^change events: decoding again/.test(String(l.msg)))).toHaveLength(1);
   });
 
   it('answers a readiness question at once while it hears', async () => {

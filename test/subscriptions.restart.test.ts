@@ -46,16 +46,17 @@ describe('the change listener', () => {
 
     await cluster.kill();
     await eventually(async () => !(await listening()), 'listener down');
-    expect(logged(/^change events: not listening/).length).toBeGreaterThan(0);
+    expect(logged(/^change events: not decoding/).length).toBeGreaterThan(0);
     expect((await request(t.url, 'GET', '/readyz')).status).toBe(503);
 
     await cluster.restart();
-    // Readiness asks the listener to reconnect at once: ready means listening.
+    // Readiness asks the listener to reconnect at once: ready means decoding, and hearing.
     await eventually(async () => (await request(t.url, 'GET', '/readyz')).status === 200, 'ready again');
     expect(await listening()).toBe(true);
-    expect(logged(/^change events: listening again/)).toEqual([expect.objectContaining({ level: 30, down_ms: expect.any(Number) })]);
+    expect(logged(/^change events: decoding again/)).toEqual([expect.objectContaining({ level: 30, down_ms: expect.any(Number) })]);
 
-    // Changes made while it was not listening are lost: the subscriber is told to refetch, with a fresh payload.
+    // Changes made while it was not decoding are not replayed (its slot went with its connection): the subscriber is
+    // told to refetch, with a fresh payload.
     const resync = await sub.next();
     expect(resync.data).toEqual({ projectChanged: { projectId: PRJ, changes: ['RESYNC'], documentIds: [], project: { statistics: { answered: expect.any(Number) } } } });
 
@@ -66,14 +67,14 @@ describe('the change listener', () => {
   }, 30000);
 
   it('reconnects when its own session is ended while the database stays up, and /readyz waits for it', async () => {
-    const before = logged(/^change events: listening again/).length;
-    const lost = logged(/^change events: not listening, the database connection was lost/).length;
+    const before = logged(/^change events: decoding again/).length;
+    const lost = logged(/^change events: not decoding, the replication connection was lost/).length;
     const [ended] = await queryRows<{ n: number }>(dbUrl,
-      `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = 'tender-bff change listener'`);
+      `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = 'tender-bff change decoder'`);
     expect(ended.n).toBe(1);
-    await eventually(async () => logged(/^change events: not listening, the database connection was lost/).length === lost + 1, 'loss noticed');
+    await eventually(async () => logged(/^change events: not decoding, the replication connection was lost/).length === lost + 1, 'loss noticed');
     expect((await request(t.url, 'GET', '/readyz')).status).toBe(200);
     expect(await listening()).toBe(true);
-    expect(logged(/^change events: listening again/).length).toBe(before + 1);
+    expect(logged(/^change events: decoding again/).length).toBe(before + 1);
   });
 });

@@ -208,8 +208,8 @@ describeWithReplica('read replicas', () => {
         return ((await readsOn(a.url)).replica ?? 0) > (was.replica ?? 0);
       };
       expect(await onReplica()).toBe(true);
-      // The listener's session ended by the server: until it hears again, another instance's write would be missed.
-      await queryRows(primaryDb, `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'tender-bff change listener' and pid <> pg_backend_pid()`);
+      // The decoder's session ended by the server: until it hears again, another instance's write would be missed.
+      await queryRows(primaryDb, `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'tender-bff change decoder' and pid <> pg_backend_pid()`);
       await eventually(async () => (await a.app.metrics.changeListenerHearing.get()).values[0]?.value === 0 || !(await onReplica()), 'deaf');
       expect(await onReplica()).toBe(false);
       await eventually(async () => (await a.app.metrics.changeListenerHearing.get()).values[0]?.value === 1, 'hearing again');

@@ -18,7 +18,7 @@ export interface Config {
   databaseUrl: string | null;
   /**
    * A connection that keeps its session (PostgreSQL itself, never a transaction pooler), for what needs one:
-   * LISTEN, the migrations and their lock, ending this process's busy sessions at shutdown. Null: databaseUrl.
+   * change decoding (a replication connection), the migrations and their lock, ending this process's busy sessions at shutdown. Null: databaseUrl.
    */
   databaseDirectUrl: string | null;
   /** Read replicas (DATABASE_REPLICA_URLS): read-only work goes to them when they are fresh enough (src/platform/database/replicas.ts). */

@@ -78,7 +78,7 @@ export class Metrics {
 
   readonly changeListenerListening = new Gauge({
     name: 'change_listener_listening',
-    help: '1 while the instance holds its LISTEN on the database\'s change notifications, 0 while it reconnects',
+    help: '1 while the instance decodes the database\'s change messages (its replication connection streams), 0 while it reconnects',
     registers: [this.registry],
   });
 

@@ -1,6 +1,7 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { CHANGE_CAPTURE_SETTINGS } from '../../src/platform/database/embedded';
 import { freePort } from './ports';
 
 /**
@@ -69,7 +70,7 @@ export async function startReplicatedCluster(name: string, applyDelayMs: number)
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   // Durability is not what these tests measure; the replica's own lag is.
-  const common = `-c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c full_page_writes=off -c max_connections=60`;
+  const common = `-c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c full_page_writes=off -c max_connections=60 ${CHANGE_CAPTURE_SETTINGS.map((s) => `-c ${s}`).join(' ')}`;
   run('initdb', ['-D', primaryDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   run('pg_ctl', ['-D', primaryDir, '-o', `-p ${primaryPort} ${common}`, '-l', path.join(dir, 'primary.log'), '-w', 'start']);
   run('pg_basebackup', ['-D', replicaDir, '-R', '-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '--no-sync']);

@@ -57,7 +57,8 @@ const PRUNE_MS = 3600000;
  *   the same `webhook-id` (at least once).
  * - The attempt happens outside any transaction; its result is written with the attempt number it was claimed with,
  *   so that a result arriving after its lease ran out (and another instance claimed it) changes nothing.
- * - Woken by the outbox's NOTIFY, and polling every WEBHOOK_POLL_INTERVAL for retries and missed notifications.
+ * - Woken by the outbox's message (decoded by the change listener), and polling every WEBHOOK_POLL_INTERVAL for
+ *   retries and wake-ups missed.
  */
 export class WebhookDelivery {
   private readonly sender: WebhookSender;
@@ -99,7 +100,7 @@ export class WebhookDelivery {
     this.poll();
   }
 
-  /** A NOTIFY from the outbox: deliveries were queued. */
+  /** The outbox's message, decoded: deliveries were queued. */
   wake(): void {
     this.wakes++;
     this.drained = false;

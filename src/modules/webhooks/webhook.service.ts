@@ -57,7 +57,7 @@ const eventOf = (em: EntityManager, row: EventRow): WebhookEvent => ({ id: row.i
 const typesArray = (types: string[]) => `{${[...new Set(types)].join(',')}}`;
 
 /** Wakes the delivery loops at the transaction's commit (the trigger's way, for what the service queues itself). */
-const wakeDelivery = (em: EntityManager) => em.execute('select pg_notify(?, \'\')', [WEBHOOK_CHANNEL]);
+const wakeDelivery = (em: EntityManager) => em.execute('select pg_logical_emit_message(true, ?, \'\')', [WEBHOOK_CHANNEL]);
 
 /** Standard Webhooks' secret format: `whsec_` and the base64 of the HMAC key (24 random bytes). */
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;

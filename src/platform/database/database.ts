@@ -60,7 +60,7 @@ export async function endBusySessions(url: string): Promise<number> {
 export interface DatabaseRoutes {
   /** Where requests go (DATABASE_URL: PostgreSQL, or a pooler in front of it). */
   url: string;
-  /** A connection that keeps its session (DATABASE_DIRECT_URL, else DATABASE_URL): LISTEN, migrations, shutdown. */
+  /** A connection to PostgreSQL itself (DATABASE_DIRECT_URL, else DATABASE_URL): change decoding, migrations, shutdown. */
   directUrl: string;
   /** Where the request pool's server settings go: how `url` was found at start (probeSessionSettings). */
   sessionSettings: SessionSettings;

@@ -6,6 +6,9 @@ import type { Logger } from 'pino';
  * The embedded PostgreSQL that `npm start` runs when no DATABASE_URL is given (README, "Run"), and that the tests
  * and the bench start for themselves.
  */
+/** What change capture needs of a server (docs/subscriptions.md): logical decoding, and room for the instances' slots. */
+export const CHANGE_CAPTURE_SETTINGS = ['wal_level=logical', 'max_wal_senders=64', 'max_replication_slots=64'];
+
 export interface EmbeddedCluster {
   /** Server URL without a database name. */
   serverUrl: string;
@@ -80,7 +83,11 @@ export async function startEmbeddedCluster(opts: {
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: [
-      ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      // Change capture decodes the WAL (src/platform/events/change-listener.ts): one WAL sender and one temporary
+      // slot per instance, and a test run starts dozens of instances on one cluster.
+      ...CHANGE_CAPTURE_SETTINGS.flatMap((setting) => ['-c', setting]),
+      // With asynchronous commits, the WAL writer's flush is what lets a commit be decoded: every 10 ms, not 200.
+      ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'wal_writer_delay=10ms'] : []),
       ...(opts.postgresFlags ?? []),
     ],
     onLog: keep,

@@ -118,7 +118,9 @@ function wrapQuery(conn: PgClient, atBegin: string | null, role: PoolRole): void
       const commit = role.primary && text !== null && COMMIT.test(text);
       // The caller's id (a UUID, checked: it is written into the statement) goes out with their COMMIT.
       const telling = commit && role.writesChannel !== null && unitOfWork?.userId != null && UUID.test(unitOfWork.userId);
-      if (telling) args[0] = { ...config, text: `SELECT pg_notify('${role.writesChannel}', '${unitOfWork!.userId}'); ${text}` };
+      // A transactional logical message, decoded by every instance at this commit; it takes no lock (a NOTIFY would
+      // make every caller's commit wait for the cluster's notification queue lock: issue 32).
+      if (telling) args[0] = { ...config, text: `SELECT pg_logical_emit_message(true, '${role.writesChannel}', '${unitOfWork!.userId}'); ${text}` };
       args[args.length - 1] = (err: Error | null, result: unknown) => {
         if (err && unitOfWork) unitOfWork.failure = err;
         if (err?.message === READ_TIMEOUT) {

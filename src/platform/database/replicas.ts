@@ -14,7 +14,7 @@ import { databaseFault } from '../errors/errors';
  *   had WAL the replica has not replayed yet (known to within a poll, rounded up); past `maxLagMs`, unreachable,
  *   not a standby, a standby of another cluster, or not polled for two polls, it is skipped until a poll finds it
  *   well again.
- * - **Read your writes.** A caller's COMMIT carries `pg_notify('tender_writes', <user id>)` (src/platform/database/limits.ts):
+ * - **Read your writes.** A caller's COMMIT carries `pg_logical_emit_message(true, 'tender_writes', <user id>)` (src/platform/database/limits.ts):
  *   every instance hears that the caller wrote, and holds their reads to the primary until its next poll's sample
  *   of the primary's position (taken after it heard, so past the commit), then to a replica that has replayed
  *   that far, until every usable replica must have it (`maxLagMs` and two polls). The instance that served the
@@ -247,7 +247,7 @@ export class ReadRouter {
     const heard = userId && this.hearing ? this.heardOwn(userId) : null;
     const [row] = userId && !told
       ? await connection.execute<Array<{ lsn: string }>>(
-        `with w as (select pg_current_wal_insert_lsn()::text as lsn) select lsn, pg_notify('${WRITES_CHANNEL}', ?) from w`, [userId])
+        `with w as (select pg_current_wal_insert_lsn()::text as lsn) select lsn, pg_logical_emit_message(true, '${WRITES_CHANNEL}', ?) from w`, [userId])
       : await connection.execute<Array<{ lsn: string }>>('select pg_current_wal_insert_lsn()::text as lsn');
     if (userId) this.keep(userId, parseLsn(row.lsn)!);
     await heard;

@@ -51,7 +51,7 @@ const id = (value: unknown): string | null => (isUuid(value) ? value.toLowerCase
 
 /**
  * Reads a notification's payload; null for anything that is not one of the triggers' (another client may
- * NOTIFY on the channel): such a payload is dropped, never trusted.
+ * write a message with the prefix): such a payload is dropped, never trusted.
  */
 export function parseChangeEvent(payload: string | undefined): ChangeEvent | null {
   let raw: Record<string, unknown>;

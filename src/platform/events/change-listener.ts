@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { Client as PgClient, type Client, type ClientConfig } from 'pg';
+import { LogicalReplicationService, PgoutputPlugin, type Pgoutput } from 'pg-logical-replication';
 import type { Logger } from 'pino';
 import { describeDatabase } from '../database/database';
 import { CALLER_CHANNEL, CHANGE_CHANNEL, WEBHOOK_CHANNEL, WRITES_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
@@ -11,10 +12,9 @@ export interface HeartbeatOptions {
   /** From the heartbeat's commit to its arrival, at most (LISTENER_HEARTBEAT_TIMEOUT_MS). */
   timeoutMs: number;
   /**
-   * Sends `pg_notify(channel, payload)` and resolves once it is committed. Through DATABASE_URL, as the
-   * service's writes (and their triggers' notifications) go, never through the listener's own connection: a
-   * notification to oneself on one connection proves nothing about a LISTEN on a server connection a pooler
-   * handed to someone else.
+   * Writes `pg_logical_emit_message(true, channel, payload)` and resolves once it is committed. Through
+   * DATABASE_URL, as the service's writes (and their triggers' messages) go: what comes back proves that the decoder
+   * reads the database the requests write to.
    */
   notify(channel: string, payload: string): Promise<void>;
 }
@@ -34,7 +34,7 @@ export interface ChangeListenerOptions {
   onWebhooksQueued?(): void;
   /** Hearing again after it did not: notifications sent meanwhile may be lost. */
   onResumed(): void;
-  /** Whether the listener holds its LISTEN, each time that changes (a gauge of /metrics). */
+  /** Whether the listener decodes (its replication connection streams), each time that changes (a gauge of /metrics). */
   onStatus?(listening: boolean): void;
   /** Whether its heartbeats come back, each time that changes: what readiness and the caller cache trust. */
   onHearing?(hearing: boolean): void;
@@ -48,19 +48,35 @@ export const RETRY_MAX_MS = 5000;
 
 const describeError = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0] : String(err));
 
+/** What an operator should do about a replication connection refused for a reason that waiting does not fix. */
+function remedyOf(err: unknown): string | undefined {
+  const message = describeError(err);
+  if (/unsupported startup parameter: replication/.test(message)) return 'DATABASE_DIRECT_URL reaches a connection pooler, which does not carry replication connections: it must reach PostgreSQL itself';
+  if (/pg_hba\.conf.*replication|replication connection/i.test(message)) return 'the server refuses replication connections to this database: allow them in pg_hba.conf';
+  if (/must be superuser or replication role|permission denied to start WAL sender|REPLICATION attribute/i.test(message)) return 'the role of DATABASE_DIRECT_URL needs the REPLICATION attribute';
+  if (/max_wal_senders|replication slots are in use|max_replication_slots/i.test(message)) return 'raise max_wal_senders and max_replication_slots: each instance holds one of each';
+  return undefined;
+}
+
 /**
- * The instance's one `LISTEN` on the change channels, on a connection of its own (DATABASE_DIRECT_URL: a pooled
- * connection is shared, and a LISTEN ends with its session). When the connection is lost (database restarted,
- * network), it reconnects with exponential backoff (0.25 s doubling up to 5 s), saying so in the log. TCP
- * keep-alive finds a connection that died silently.
+ * The instance's decoding of the database's change messages (issue 32, docs/subscriptions.md): the triggers write
+ * `pg_logical_emit_message(true, <channel>, <payload>)` in the writer's transaction (Migration20270315000000_change_messages),
+ * which takes no lock, unlike a NOTIFY; each instance decodes them at commit, in commit order, through logical
+ * replication (pgoutput, messages only: the publication `tender_changes` holds no table) on a connection of its own
+ * to PostgreSQL itself (DATABASE_DIRECT_URL: a pooler does not carry replication connections), with a TEMPORARY
+ * slot of its own: the slot goes with its connection, so no dead or gone instance ever holds WAL back. Messages
+ * committed while an instance does not decode (between two connections) are not replayed to it: subscribers get a
+ * resync once it hears again, callers are not kept meanwhile, reads go to the primary, and the webhook loops poll
+ * their outbox anyway. When the connection is lost (database restarted, network), it reconnects with exponential
+ * backoff (0.25 s doubling up to 5 s), saying so in the log. TCP keep-alive finds a connection that died silently.
  *
- * Holding a LISTEN is not hearing: through a transaction pooler the LISTEN lands on a server connection that is
- * then handed to others, and nothing ever comes back. So the instance proves it: every heartbeat interval it
- * notifies itself on a channel of its own, through the request path, and it counts as hearing only while those
- * come back within the bound. A heartbeat that does not come back makes it deaf (readiness 503, callers not
- * kept) and drops the connection for a new one, after one round trip on that connection has shown that the
- * heartbeat was not merely left unread by a busy event loop; the first heartbeat heard afterwards brings
- * subscribers their resync. `/readyz` asks for a proof now rather than at the next beat (ensureHearing).
+ * Decoding is not hearing: the decoder could read another database than the one the requests write to, or stall.
+ * So the instance proves it: every heartbeat interval it writes a message on a channel of its own, through the
+ * request path, and it counts as hearing only while those come back within the bound. A heartbeat that does not
+ * come back makes it deaf (readiness 503, callers not kept) and drops the connection for a new one, after a round
+ * trip on that connection (a status update asking for a reply) has shown that the heartbeat was not merely left
+ * unread by a busy event loop; the first heartbeat heard afterwards brings subscribers their resync. `/readyz` asks
+ * for a proof now rather than at the next beat (ensureHearing).
  */
 /** A heartbeat in flight. */
 interface Beat {
@@ -74,8 +90,82 @@ interface Beat {
   settle(): void;
 }
 
+/** The connection of one decoding session: its replication client, the slot it made, and what it is waiting for. */
+interface Decoding {
+  service: LogicalReplicationService;
+  slot: string;
+  /** Called on the next keepalive the server sends (a round trip's answer). */
+  onKeepalive: Array<() => void>;
+}
+
+/**
+ * pgoutput over a TEMPORARY slot made on the replication connection itself, just before START_REPLICATION: a
+ * temporary slot belongs to the session that made it and is dropped with it (pg-logical-replication's plugin only
+ * starts from an existing slot). Making it waits for the transactions then running to end (PostgreSQL needs a
+ * consistent point): bounded by `timeoutMs`, after which the connection is given up and tried again.
+ */
+class TemporarySlotPgoutput extends PgoutputPlugin {
+  constructor(private readonly timeoutMs: number) {
+    super({ protoVersion: 1, publicationNames: [CHANGE_PUBLICATION], messages: true });
+  }
+
+  override async start(client: Client, slotName: string, lastLsn: string): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new Error(`the temporary replication slot was not made within ${this.timeoutMs} ms: a transaction open since before is holding it (logical decoding waits for the transactions running when a slot is made)`));
+        void client.end().catch(() => undefined);
+      }, this.timeoutMs);
+    });
+    try {
+      await Promise.race([client.query(`CREATE_REPLICATION_SLOT "${slotName}" TEMPORARY LOGICAL pgoutput`), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return super.start(client, slotName, lastLsn);
+  }
+}
+
+/**
+ * The position just before `lsn`. pg-logical-replication reports a position one past the one it is given; a server
+ * that shuts down waits for a report of exactly the end of the WAL it sent (WalSndDone compares for equality), so a
+ * keepalive is answered with its own position, given to the library one before.
+ */
+export function lsnBefore(lsn: string): string {
+  const [high, low] = lsn.split('/').map((part) => BigInt(`0x${part}`));
+  const value = ((high << 32n) | low) - 1n;
+  if (value < 0n) return '0/0';
+  return `${(value >> 32n).toString(16).toUpperCase()}/${(value & 0xffffffffn).toString(16).toUpperCase()}`;
+}
+
+/** The publication the decoder names (Migration20270315000000_change_messages): no table, messages only. */
+export const CHANGE_PUBLICATION = 'tender_changes';
+
+/**
+ * Why change capture cannot work on the server `url` reaches (DATABASE_DIRECT_URL), in one line for the start's
+ * refusal; null when it can.
+ */
+export async function changeCaptureUnavailable(url: string, connectTimeoutMs: number): Promise<string | null> {
+  const client = new PgClient({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, query_timeout: connectTimeoutMs });
+  let row: Record<string, string>;
+  try {
+    await client.connect();
+    [row] = (await client.query<Record<string, string>>(`select current_setting('wal_level') as wal_level,
+    (select rolreplication or rolsuper from pg_roles where rolname = current_user)::text as replication,
+    (select count(*) from pg_publication where pubname = '${CHANGE_PUBLICATION}')::text as publication`)).rows;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  if (row.wal_level !== 'logical') {
+    return `change capture needs wal_level = logical on the server DATABASE_DIRECT_URL reaches (it is ${row.wal_level}): set it and restart PostgreSQL (managed services: RDS/Aurora rds.logical_replication = 1, Cloud SQL cloudsql.logical_decoding = on, Azure wal_level = logical); README, "Scale out"`;
+  }
+  if (row.replication !== 'true') return 'change capture needs the REPLICATION attribute for the role of DATABASE_DIRECT_URL (ALTER ROLE ... WITH REPLICATION; RDS: GRANT rds_replication TO ...); README, "Scale out"';
+  if (row.publication === '0') return `change capture needs the publication ${CHANGE_PUBLICATION}, made by the migrations: run them (npm run db:migrate)`;
+  return null;
+}
+
 export class ChangeListener {
-  private client: Client | null = null;
+  private decoding: Decoding | null = null;
   private listeningNow = false;
   private hearingNow = false;
   private stopped = false;
@@ -91,14 +181,16 @@ export class ChangeListener {
   private waiters: Array<() => void> = [];
   /**
    * The last connection was given up because it did not hear, not because it was lost: a readiness check then
-   * waits for the backoff instead of forcing a new attempt (a LISTEN through a pooler would be retried at every
-   * probe of the load balancer).
+   * waits for the backoff instead of forcing a new attempt.
    */
   private droppedDeaf = false;
   /** When hearing stopped; null while hearing. */
   private deafSince: number | null = Date.now();
-  /** A channel no other instance listens on: what comes back on it was heard through this LISTEN. */
+  /** A message prefix no other instance writes: what comes back on it was decoded by this instance's session. */
   readonly heartbeatChannel = `tender_heartbeat_${randomBytes(8).toString('hex')}`;
+  /** This instance's slot names (a new one per connection: a temporary slot may outlive a cut connection briefly). */
+  private readonly slotPrefix = `tender_${randomBytes(6).toString('hex')}`;
+  private slots = 0;
 
   constructor(private readonly options: ChangeListenerOptions) {}
 
@@ -111,7 +203,7 @@ export class ChangeListener {
   }
 
   /**
-   * Starts listening and beating; resolves after the first attempt and its first heartbeat (heard, missed or
+   * Starts decoding and beating; resolves after the first attempt and its first heartbeat (heard, missed or
    * not sendable), so that an instance that starts ready has heard itself. A failed attempt keeps retrying.
    */
   async start(): Promise<void> {
@@ -137,12 +229,12 @@ export class ChangeListener {
       this.waiters.push(resolve);
     });
     const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
-    if (!this.client && this.droppedDeaf) {
+    if (!this.decoding && this.droppedDeaf) {
       this.waiters = this.waiters.filter((w) => w !== wake);
       clearTimeout(timer);
       return false;
     }
-    if (!this.client) {
+    if (!this.decoding) {
       if (this.retryTimer) {
         clearTimeout(this.retryTimer);
         this.retryTimer = null;
@@ -166,11 +258,11 @@ export class ChangeListener {
     this.beatTimer = null;
     this.endBeat();
     await this.attempt?.catch(() => undefined);
-    const client = this.client;
-    this.client = null;
+    const decoding = this.decoding;
+    this.decoding = null;
     this.setListening(false);
     this.setHearing(false);
-    await client?.end().catch(() => undefined);
+    await decoding?.service.destroy().catch(() => undefined);
   }
 
   /** One attempt at a time: readiness and the backoff timer share the one in flight. */
@@ -182,72 +274,76 @@ export class ChangeListener {
   }
 
   private async tryOnce(): Promise<void> {
-    if (this.stopped || this.client) return;
+    if (this.stopped || this.decoding) return;
     const { url, connectTimeoutMs, log } = this.options;
-    const client = new Client({
+    const config: ClientConfig = {
       connectionString: url,
       connectionTimeoutMillis: connectTimeoutMs,
-      query_timeout: connectTimeoutMs,
       keepAlive: true,
       // Without it the OS default applies (2 h on Linux) before the first probe: a peer that died silently
       // would keep callers cached and subscribers waiting that long. 10 s plus the OS's probes is a bound.
       keepAliveInitialDelayMillis: 10_000,
-      application_name: 'tender-bff change listener',
+      application_name: 'tender-bff change decoder',
+    };
+    // Acknowledged as decoded (nothing is replayed from a temporary slot), and at least every 10 s: the server then
+    // recycles the WAL behind, and does not end a connection it has not heard from in wal_sender_timeout.
+    const service = new LogicalReplicationService(config, { acknowledge: { auto: true, timeoutSeconds: 10 } });
+    const decoding: Decoding = { service, slot: `${this.slotPrefix}_${++this.slots}`, onKeepalive: [] };
+    const started = new Promise<void>((resolve) => service.once('start', () => resolve()));
+    service.on('data', (_lsn: string, message: Pgoutput.Message) => {
+      if (message.tag === 'message') this.received(decoding, message.prefix, Buffer.from(message.content).toString('utf8'));
     });
-    client.on('error', (err) => this.lost(client, err));
-    client.on('end', () => this.lost(client, new Error('connection ended')));
-    client.on('notification', (message) => {
-      if (message.channel === this.heartbeatChannel) {
-        // Read from a connection already given up (its socket still draining): proves nothing of the next one.
-        if (client === this.client) this.heard(message.payload ?? '');
-        return;
-      }
-      if (message.channel === WRITES_CHANNEL) {
-        this.options.onWrite?.(message.payload ?? '');
-        return;
-      }
-      if (message.channel === WEBHOOK_CHANNEL) {
-        this.options.onWebhooksQueued?.();
-        return;
-      }
-      if (message.channel === CALLER_CHANNEL) {
-        this.options.onCallerChange?.(message.payload ?? '*');
-        return;
-      }
-      if (message.channel !== CHANGE_CHANNEL) return;
-      const event = parseChangeEvent(message.payload);
-      if (event) this.options.onEvent(event);
-      else log.warn({ payload: message.payload?.slice(0, 200) }, 'change events: a notification that is not a change event was ignored');
+    service.on('heartbeat', (lsn: string, _timestamp: number, shouldRespond: boolean) => {
+      if (shouldRespond) void service.acknowledge(lsnBefore(lsn)).catch(() => undefined);
+      for (const wake of decoding.onKeepalive.splice(0)) wake();
     });
-    try {
-      await client.connect();
-      const channels = [CHANGE_CHANNEL, CALLER_CHANNEL, this.heartbeatChannel, ...(this.options.onWrite ? [WRITES_CHANNEL] : []),
-        ...(this.options.onWebhooksQueued ? [WEBHOOK_CHANNEL] : [])];
-      await client.query(channels.map((channel) => `listen ${channel}`).join('; '));
-    } catch (err) {
-      client.removeAllListeners('end');
-      await client.end().catch(() => undefined);
-      this.droppedDeaf = false;
-      this.failures++;
-      const wait = this.backoff();
-      log.warn({ database: describeDatabase(url), attempt: this.failures, retry_in_ms: wait, error: describeError(err) },
-        'change events: not listening, retrying (subscribers get no updates meanwhile)');
-      this.scheduleRetry(wait);
+    service.on('error', (err: Error) => this.lost(decoding, err));
+    // Settles when the replication connection ends, whatever ended it.
+    const running = service.subscribe(new TemporarySlotPgoutput(connectTimeoutMs * 3), decoding.slot)
+      .then(() => this.lost(decoding, new Error('connection ended')), (err: Error) => this.lost(decoding, err));
+    this.decoding = decoding;
+    const outcome = await Promise.race([started.then(() => 'started' as const), running.then(() => 'ended' as const)]);
+    if (outcome === 'ended' || this.decoding !== decoding) {
+      // Not decoding: lost() said why and scheduled the next attempt.
       return;
     }
     if (this.stopped) {
-      await client.end().catch(() => undefined);
+      await service.destroy().catch(() => undefined);
       return;
     }
-    this.client = client;
     this.setListening(true);
-    log.debug({ heartbeat_channel: this.heartbeatChannel }, 'change events: LISTEN held; proving it with a heartbeat');
+    log.debug({ heartbeat_channel: this.heartbeatChannel, slot: decoding.slot }, 'change events: decoding; proving it with a heartbeat');
     void this.beat();
   }
 
-  /** Sends a heartbeat unless one is in flight or there is no LISTEN to prove. */
+  /** A decoded message, by its prefix (the channel the triggers write on). */
+  private received(decoding: Decoding, prefix: string, payload: string): void {
+    if (prefix === this.heartbeatChannel) {
+      // Decoded by a session already given up (its socket still draining): proves nothing of the next one.
+      if (decoding === this.decoding) this.heard(payload);
+      return;
+    }
+    if (prefix === WRITES_CHANNEL) {
+      this.options.onWrite?.(payload);
+      return;
+    }
+    if (prefix === WEBHOOK_CHANNEL) {
+      this.options.onWebhooksQueued?.();
+      return;
+    }
+    if (prefix === CALLER_CHANNEL) {
+      this.options.onCallerChange?.(payload || '*');
+      return;
+    }
+    if (prefix !== CHANGE_CHANNEL) return;
+    const event = parseChangeEvent(payload);
+    if (event) this.options.onEvent(event);
+    else this.options.log.warn({ payload: payload.slice(0, 200) }, 'change events: a message that is not a change event was ignored');
+  }
+
+  /** Sends a heartbeat unless one is in flight or there is no decoding to prove. */
   private beat(): Promise<void> {
-    if (this.stopped || !this.client) return Promise.resolve();
+    if (this.stopped || !this.decoding) return Promise.resolve();
     if (this.beating) return this.beating.sent;
     const seq = String(++this.seq);
     const { notify, timeoutMs } = this.options.heartbeat;
@@ -260,7 +356,7 @@ export class ChangeListener {
       if (this.beating !== beating) return;
       beating.deadline = setTimeout(() => void this.missed(beating), timeoutMs);
     }, (err) => {
-      // Not sent (the request path is down or saturated): that says nothing of the LISTEN; readiness checks
+      // Not sent (the request path is down or saturated): that says nothing of the decoding; readiness checks
       // the request path by itself. The next beat tries again.
       if (this.beating === beating) this.beating = null;
       beating.settle();
@@ -270,26 +366,39 @@ export class ChangeListener {
   }
 
   private heard(payload: string): void {
-    if (this.stopped || !this.client) return;
+    if (this.stopped || !this.decoding) return;
     if (this.beating && Number(payload) >= Number(this.beating.seq)) this.endBeat();
     this.setHearing(true);
   }
 
   private async missed(beating: Beat): Promise<void> {
     if (this.beating !== beating) return;
-    const client = this.client;
-    // A statement's answer comes after every notification the server sent before it: if the heartbeat only sat
-    // unread (the event loop busy past the bound), it is read now, and was not missed.
-    if (client) await client.query('select 1').catch(() => undefined);
-    if (this.beating !== beating || client !== this.client) return;
+    const decoding = this.decoding;
+    // The server's answer to a status update asking for one comes after every message it sent before: if the
+    // heartbeat only sat unread (the event loop busy past the bound), it is read now, and was not missed.
+    if (decoding) await this.roundTrip(decoding);
+    if (this.beating !== beating || decoding !== this.decoding) return;
     this.endBeat();
     this.options.onHeartbeatMissed?.();
     this.setHearing(false);
-    if (!client) return;
+    if (!decoding) return;
     this.options.log.warn({ timeout_ms: this.options.heartbeat.timeoutMs, heartbeat_channel: this.heartbeatChannel },
-      'change events: a heartbeat did not come back: this instance does not hear the database\'s notifications (a LISTEN through a transaction pooler never does: DATABASE_DIRECT_URL must reach PostgreSQL itself); reconnecting');
-    this.drop(client, new Error('heartbeat not heard'));
+      'change events: a heartbeat did not come back: this instance does not decode what the requests write (DATABASE_DIRECT_URL must reach the same PostgreSQL as DATABASE_URL); reconnecting');
+    this.drop(decoding, new Error('heartbeat not heard'));
     this.droppedDeaf = true;
+  }
+
+  /** A status update asking the server for a reply, and that reply (at most the heartbeat's bound). */
+  private async roundTrip(decoding: Decoding): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        decoding.onKeepalive.push(resolve);
+        void decoding.service.acknowledge(decoding.service.lastLsn(), true).catch(() => resolve());
+      }),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, this.options.heartbeat.timeoutMs); }),
+    ]);
+    clearTimeout(timer);
   }
 
   private endBeat(): void {
@@ -298,23 +407,33 @@ export class ChangeListener {
     this.beating = null;
   }
 
-  private lost(client: Client, err: Error): void {
-    if (client !== this.client) return;
+  private lost(decoding: Decoding, err: Error): void {
+    if (decoding !== this.decoding) return;
+    const wasDecoding = this.listeningNow;
     this.droppedDeaf = false;
-    this.options.log.warn({ error: describeError(err) },
-      'change events: not listening, the database connection was lost; reconnecting (subscribers get no updates meanwhile)');
-    this.drop(client, err);
+    if (wasDecoding) {
+      this.options.log.warn({ error: describeError(err) },
+        'change events: not decoding, the replication connection was lost; reconnecting (subscribers get no updates meanwhile)');
+    } else {
+      this.options.log.warn({ database: describeDatabase(this.options.url), attempt: this.failures + 1, error: describeError(err), remedy: remedyOf(err) },
+        'change events: not decoding, retrying (subscribers get no updates meanwhile)');
+    }
+    this.drop(decoding, err);
   }
 
   /** Gives up this connection (lost, or deaf) and schedules a new one. */
-  private drop(client: Client, err: Error): void {
-    if (client !== this.client) return;
-    this.client = null;
+  private drop(decoding: Decoding, err: Error): void {
+    if (decoding !== this.decoding) return;
+    this.decoding = null;
     this.endBeat();
     this.setListening(false);
     this.setHearing(false);
-    client.removeAllListeners('end');
-    client.end().catch(() => undefined);
+    for (const wake of decoding.onKeepalive.splice(0)) wake();
+    decoding.service.removeAllListeners();
+    // An error of the connection being ended must find a listener (an 'error' without one is thrown).
+    decoding.service.on('error', () => undefined);
+    // Its end drops its temporary slot.
+    decoding.service.stop().catch(() => undefined);
     if (this.stopped) return;
     this.failures++;
     const wait = this.backoff();
@@ -358,10 +477,10 @@ export class ChangeListener {
     this.everHeard = true;
     this.deafSince = null;
     if (resumed) {
-      this.options.log.info({ down_ms: deafMs }, 'change events: listening again, its heartbeat heard; subscribers get a resync update');
+      this.options.log.info({ down_ms: deafMs }, 'change events: decoding again, its heartbeat heard; subscribers get a resync update');
       this.options.onResumed();
     } else {
-      this.options.log.info({ channel: CHANGE_CHANNEL }, 'change events: listening, its heartbeat heard');
+      this.options.log.info({ channel: CHANGE_CHANNEL }, 'change events: decoding, its heartbeat heard');
     }
   }
 }
