@@ -1,7 +1,7 @@
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { startAppOn, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
-import { adminQuery, queryRows } from './support/databases';
+import { adminQuery, dropDatabase, queryRows } from './support/databases';
 import { gql } from './support/graphql';
 import { request } from './support/http';
 import { startInstanceProcess } from './support/instance-process';
@@ -285,7 +285,7 @@ describeBehindPgBouncer('the service behind PgBouncer', () => {
 
   describe('the server process (npm start)', () => {
     it('starts on an empty database: migrations through the direct connection, requests through the pooler, ready', async () => {
-      await adminQuery(cluster.serverUrl, 'drop database if exists empty with (force)');
+      await dropDatabase(cluster.serverUrl, 'empty');
       await adminQuery(cluster.serverUrl, 'create database empty');
       const instance = await startInstanceProcess(pooler.url('empty'), 'http://127.0.0.1:1', {
         DATABASE_DIRECT_URL: withDatabase(cluster.serverUrl, 'empty'),
@@ -301,7 +301,7 @@ describeBehindPgBouncer('the service behind PgBouncer', () => {
     }, 60000);
 
     it('with its decoding through the pooler too (no DATABASE_DIRECT_URL): starts, migrations included, but is never ready', async () => {
-      await adminQuery(cluster.serverUrl, 'drop database if exists pooled_only with (force)');
+      await dropDatabase(cluster.serverUrl, 'pooled_only');
       await adminQuery(cluster.serverUrl, 'create database pooled_only');
       const instance = await startInstanceProcess(pooler.url('pooled_only'), 'http://127.0.0.1:1', {
         LISTENER_HEARTBEAT_INTERVAL_MS: '300', LISTENER_HEARTBEAT_TIMEOUT_MS: '300', READINESS_TIMEOUT_MS: '500',

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { adminQuery, withDatabase } from '../../src/platform/database/database';
+import { adminQuery, dropDatabase, withDatabase } from '../../src/platform/database/database';
 
-export { adminQuery };
+export { adminQuery, dropDatabase };
 
 /** Prefix of every database a test run creates: `tt_<epoch seconds>_<pid>_`. */
 export const RUN_DB_PREFIX = 'tt_';
@@ -20,10 +20,6 @@ export async function createDatabaseFrom(serverUrl: string, template: string, na
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
     }
   }
-}
-
-export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  await adminQuery(serverUrl, `drop database if exists ${quote(name)} with (force)`);
 }
 
 /** Drops databases of earlier runs that were killed before their teardown (older than two hours). */

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
-import { adminQuery, withDatabase } from '../../src/platform/database/database';
+import { adminQuery, dropDatabase, withDatabase } from '../../src/platform/database/database';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/platform/database/embedded';
 import { loadDemoData } from '../../src/seed/demo-data';
 import { freePort } from './ports';
@@ -97,7 +97,7 @@ export async function startOwnCluster(name: string): Promise<OwnCluster> {
     port,
     serverUrl: cluster.serverUrl,
     async createDatabase(db, opts = {}) {
-      await adminQuery(cluster!.serverUrl, `drop database if exists "${db}" with (force)`);
+      await dropDatabase(cluster!.serverUrl, db);
       await adminQuery(cluster!.serverUrl, `create database "${db}"`);
       const url = withDatabase(cluster!.serverUrl, db);
       const orm = await MikroORM.init(ormConfig(url));

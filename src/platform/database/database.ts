@@ -28,6 +28,26 @@ export async function adminQuery<T = unknown>(serverUrl: string, sql: string, pa
   }
 }
 
+/**
+ * Drops a database (tests' and benchmarks' scratch ones), the replication slots on it included: WITH (FORCE) ends
+ * its sessions but refuses a database a logical slot is on (55006), and an instance's temporary slot outlives its
+ * stop by the moment its WAL sender takes to exit. Its WAL senders are ended, then the drop is retried.
+ */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  const quoted = `"${name.replace(/"/g, '""')}"`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await adminQuery(serverUrl, `drop database if exists ${quoted} with (force)`);
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== '55006' || attempt >= 50) throw err;
+      await adminQuery(serverUrl, 'select pg_terminate_backend(active_pid) from pg_replication_slots where database = $1 and active_pid is not null', [name]);
+      await adminQuery(serverUrl, 'select pg_drop_replication_slot(slot_name) from pg_replication_slots where database = $1 and not active', [name]).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** Creates the database when missing. */
 export async function ensureDatabase(serverUrl: string, database: string): Promise<void> {
   const rows = await adminQuery(serverUrl, 'select 1 from pg_database where datname = $1', [database]);
