@@ -13,6 +13,7 @@ import { run as statistics } from './statistics.bench';
 import { run as subscriptions } from './subscriptions.bench';
 import { run as tracing } from './tracing.bench';
 import { run as webhooks } from './webhooks.bench';
+import { run as writeCeiling } from './write-ceiling.bench';
 
 /**
  * `npm run bench [name...]`: runs the registered benchmarks one after the other (all of them when no
@@ -34,6 +35,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   subscriptions,
   tracing,
   webhooks,
+  'write-ceiling': writeCeiling,
 };
 
 async function main(names: string[]): Promise<void> {
