@@ -8,7 +8,7 @@ import { compression, conditionalGet, entityTags, serializeJsonOnce } from './pl
 import { answerClientErrors } from './platform/http/client-error';
 import { corsMiddleware } from './platform/http/cors.middleware';
 import { errorsMiddleware } from './platform/errors/http';
-import { closeConnectionsWhenStopping, createLifecycle, type Lifecycle } from './platform/http/lifecycle';
+import { closeConnectionsWhenStopping, createLifecycle, drainingServer, type Lifecycle } from './platform/http/lifecycle';
 import { httpMetrics, metricsRoutes, metricsServer } from './platform/http/metrics';
 import { rateLimit } from './platform/http/rate-limit.middleware';
 import { requestContext } from './platform/http/request-context.middleware';
@@ -25,6 +25,11 @@ import { LoginThrottle } from './modules/identity/login-throttle';
 import { TokenVerifier } from './platform/auth/token-verifier';
 import { graphqlRoutes } from './platform/graphql/server';
 import { CostBudget } from './platform/graphql/cost';
+import { PrimaryWatch } from './platform/database/primary-watch';
+import { discardConnections } from './platform/database/limits';
+
+/** How often an instance asks the server it writes to whether it still takes writes (docs/faults.md, "Failover"). */
+const PRIMARY_WATCH_MS = 1000;
 import { graphqlSchema } from './modules/schema';
 import { createLoaders } from './modules/loaders';
 import { ChangeFeed } from './modules/changes/feed';
@@ -157,8 +162,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
     },
     onHeartbeatMissed: () => metrics.changeListenerHeartbeatsMissed.inc(),
   });
-  const readiness = new Readiness(databaseAnswers, config.readinessTimeoutMs, lifecycle, listener);
-  koa.use(healthRoutes(readiness, admission).routes());
+  // Whether the server the requests write to takes writes (a failover or switchover: docs/faults.md, "Failover").
+  const primary = new PrimaryWatch({
+    query: async (sql) => (await probes.query(sql)).rows,
+    intervalMs: PRIMARY_WATCH_MS,
+    log,
+    onChanged: () => discardConnections(database.url),
+    onState: (state) => metrics.dbPrimaryWritable.set(state.writable ? 1 : 0),
+  });
+  const readiness = new Readiness(databaseAnswers, config.readinessTimeoutMs, lifecycle, listener, primary);
+  koa.use(healthRoutes(readiness, admission, () => primary.state).routes());
   koa.use(metricsRoutes(metrics, config).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
   koa.use(restRoutes(config, verifier, callers, admission).routes());
@@ -176,6 +189,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   // Last: nothing above can fail and leave them running.
   await listener.start();
+  await primary.check().catch(() => undefined);
+  primary.start();
   await router?.start();
   webhooks?.start();
   return {
@@ -186,6 +201,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     subscriptions,
     webhooks,
     stop: async () => {
+      primary.stop();
       await graphql.stop();
       await webhooks?.stop();
       await webhookPool?.end();
@@ -229,6 +245,7 @@ const closeServer = (server: http.Server) => new Promise<void>((resolve) => serv
 /** Listens on host:port (port 0: an ephemeral port), and on METRICS_PORT when one is configured. */
 export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
   const server = http.createServer(app.koa.callback());
+  const connections = drainingServer(server);
   answerClientErrors(server);
   server.on('upgrade', (request, socket, head) => app.subscriptions.handleUpgrade(request, socket, head));
   const { metrics: metricsConfig } = app.config;
@@ -248,7 +265,7 @@ export async function listen(app: App, host: string, port: number): Promise<Runn
     // Scrapes go on while the service drains; the metrics listener closes with it. WebSocket connections are
     // the server's connections too: they are closed first (clients reconnect elsewhere).
     close: async () => {
-      await Promise.all([app.subscriptions.close(), closeServer(server)]);
+      await Promise.all([app.subscriptions.close(), connections.drain()]);
       if (scrapes) await closeServer(scrapes);
     },
   };

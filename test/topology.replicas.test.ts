@@ -104,6 +104,21 @@ describeWithReplica('read replicas', () => {
       expect((after.replica ?? 0) - (before.replica ?? 0)).toBe(3);
     });
 
+    it('keeps sending reads to the replica when the instance is busy and its polls come late: freshness is the positions\' (lag + time since the poll), not the timers\'', async () => {
+      const token = await tokenFor(a.url, DEMO_USERS.architect);
+      await new Promise((r) => setTimeout(r, MAX_LAG_MS + 300));
+      expect((await request(a.url, 'GET', `${P}/projects`, { token })).status).toBe(200);
+      const before = await readsOn(a.url);
+      // The app runs in this process: a busy event loop holds its poll timer (every 100 ms) for 700 ms, seven polls late,
+      // as a machine busy with other work does; the request is sent as the loop frees.
+      const pending = request(a.url, 'GET', `${P}/projects`, { token });
+      const busyUntil = Date.now() + 700;
+      while (Date.now() < busyUntil) { /* busy */ }
+      expect((await pending).status).toBe(200);
+      const after = await readsOn(a.url);
+      expect((after.replica ?? 0) - (before.replica ?? 0)).toBe(1);
+    });
+
     it('serves what the replica has: a change made on the primary by another client is seen a second later', async () => {
       const token = await tokenFor(a.url, DEMO_USERS.architect);
       await new Promise((r) => setTimeout(r, MAX_LAG_MS + 300));

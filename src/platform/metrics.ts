@@ -84,7 +84,13 @@ export class Metrics {
 
   readonly changeListenerHearing = new Gauge({
     name: 'change_listener_hearing',
-    help: '1 while the instance\'s heartbeats (notifications to itself) come back within their bound, 0 otherwise',
+    help: '1 while the instance\'s heartbeats (messages to itself) come back decoded within their bound, 0 otherwise',
+    registers: [this.registry],
+  });
+
+  readonly dbPrimaryWritable = new Gauge({
+    name: 'db_primary_writable',
+    help: '1 while the server DATABASE_URL reaches takes writes, 0 while it is in recovery or read-only (a failover or switchover under way)',
     registers: [this.registry],
   });
 

@@ -32,17 +32,22 @@ interface UnitOfWork {
   wrote: boolean;
   told: boolean;
   userId: string | null;
+  /** A COMMIT was sent and its answer never came (the connection lost): the write may have been saved. */
+  commitUnknown: boolean;
 }
 
 const unitsOfWork = new AsyncLocalStorage<UnitOfWork>();
 
 /** Runs `fn` as one unit of work, which connectionCutHere() and writesHere() report on. */
 export function watchingConnectionCuts<T>(fn: () => T): T {
-  return unitsOfWork.run({ cut: false, failure: null, wrote: false, told: true, userId: null }, fn);
+  return unitsOfWork.run({ cut: false, failure: null, wrote: false, told: true, userId: null, commitUnknown: false }, fn);
 }
 
 /** Whether a connection of the current unit of work was given up on a read timeout. */
 export const connectionCutHere = (): boolean => unitsOfWork.getStore()?.cut === true;
+
+/** Whether a COMMIT of the current unit of work went unanswered (src/platform/errors/errors.ts says so to the caller). */
+export const commitOutcomeUnknownHere = (): boolean => unitsOfWork.getStore()?.commitUnknown === true;
 
 /** The last failure of a statement of the current unit of work, if any. */
 export const lastFailureHere = (): unknown => unitsOfWork.getStore()?.failure ?? null;
@@ -82,14 +87,49 @@ interface PgClient {
   getTransactionStatus(): string | null;
   query: (...args: unknown[]) => unknown;
   connection: { stream: { destroy(): void } };
+  host?: string;
+  port?: number;
+  database?: string;
+  /** Set by the hooks below: when it was made, and whether its server turned out unable to take writes. */
+  madeAt?: number;
+  serverGone?: boolean;
 }
 
 /**
- * A connection goes back into service only when idle outside any transaction. One whose statement the
- * client gave up on (still running, or a BEGIN answered late) is destroyed instead: anything sent on it
- * later could run inside that abandoned transaction, and a refused write could commit with it.
+ * SQLSTATEs of a server that cannot take writes or is going away: read-only (a standby, a demoted primary,
+ * default_transaction_read_only), shutting down, crashed, starting or a standby refusing connections. A connection
+ * that met one is not reused, nor any other made to that server before (their server is the same one).
  */
-export const reusableConnection = (conn: PgClient): boolean => conn.readyForQuery && conn.getTransactionStatus() === 'I';
+const SERVER_CHANGED = new Set(['25006', '57P01', '57P02', '57P03']);
+
+/** Per server (`host:port/database`), the time before which its connections are not reused (discardConnections). */
+const discardBefore = new Map<string, number>();
+
+const serverOf = (conn: { host?: string; port?: number; database?: string }) => `${conn.host ?? ''}:${conn.port ?? ''}/${conn.database ?? ''}`;
+
+/**
+ * The connections made so far to the server `url` reaches are not reused: its primary changed (it is in recovery,
+ * read-only, or another cluster: src/platform/database/primary-watch.ts). New ones go to whatever the address
+ * reaches now: writes follow the new primary as soon as the address does.
+ */
+export function discardConnections(url: string): void {
+  const { hostname, port, pathname } = new URL(url);
+  discardBefore.set(serverOf({ host: hostname, port: Number(port || 5432), database: decodeURIComponent(pathname.slice(1)) }), Date.now());
+}
+
+/**
+ * A connection goes back into service only when idle outside any transaction, to a server that could still take
+ * writes when it was last used (discardConnections). One whose statement the client gave up on (still running, or a
+ * BEGIN answered late) is destroyed instead: anything sent on it later could run inside that abandoned
+ * transaction, and a refused write could commit with it.
+ */
+export const reusableConnection = (conn: PgClient): boolean => conn.readyForQuery && conn.getTransactionStatus() === 'I'
+  && !conn.serverGone && madeAfterDiscard(conn);
+
+function madeAfterDiscard(conn: PgClient): boolean {
+  const before = discardBefore.get(serverOf(conn));
+  return before === undefined || (conn.madeAt ?? 0) > before;
+}
 
 /** knex's BEGIN (`BEGIN;`, or `BEGIN TRANSACTION ISOLATION LEVEL ...;`), sent without parameters. */
 const BEGIN = /^\s*BEGIN\b[^;]*;?\s*$/i;
@@ -106,6 +146,7 @@ const BEGIN = /^\s*BEGIN\b[^;]*;?\s*$/i;
  */
 function wrapQuery(conn: PgClient, atBegin: string | null, role: PoolRole): void {
   const query = conn.query.bind(conn);
+  conn.madeAt = Date.now();
   conn.query = (...args: unknown[]) => {
     const callback = args[args.length - 1];
     if (typeof callback === 'function') {
@@ -123,6 +164,13 @@ function wrapQuery(conn: PgClient, atBegin: string | null, role: PoolRole): void
       if (telling) args[0] = { ...config, text: `SELECT pg_logical_emit_message(true, '${role.writesChannel}', '${unitOfWork!.userId}'); ${text}` };
       args[args.length - 1] = (err: Error | null, result: unknown) => {
         if (err && unitOfWork) unitOfWork.failure = err;
+        const code = (err as { code?: string } | null)?.code;
+        if (code && SERVER_CHANGED.has(code)) {
+          conn.serverGone = true;
+          discardBefore.set(serverOf(conn), Date.now());
+        }
+        // The COMMIT went out and no answer will come: it may have been applied (docs/faults.md).
+        if (err && commit && unitOfWork && !code) unitOfWork.commitUnknown = true;
         if (err?.message === READ_TIMEOUT) {
           conn.connection.stream.destroy();
           if (unitOfWork) unitOfWork.cut = true;

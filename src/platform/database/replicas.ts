@@ -11,9 +11,9 @@ import { databaseFault } from '../errors/errors';
  *
  * - **Fresh enough.** Every `pollMs` each instance reads the primary's WAL position (`pg_current_wal_insert_lsn`)
  *   and each replica's replay position (`pg_last_wal_replay_lsn`). A replica's lag is how long ago the primary
- *   had WAL the replica has not replayed yet (known to within a poll, rounded up); past `maxLagMs`, unreachable,
- *   not a standby, a standby of another cluster, or not polled for two polls, it is skipped until a poll finds it
- *   well again.
+ *   had WAL the replica has not replayed yet (known to within a poll, rounded up), plus the time since that poll;
+ *   past `maxLagMs`, unreachable, not a standby, or a standby of another cluster, it is skipped until a poll finds
+ *   it well again.
  * - **Read your writes.** A caller's COMMIT carries `pg_logical_emit_message(true, 'tender_writes', <user id>)` (src/platform/database/limits.ts):
  *   every instance hears that the caller wrote, and holds their reads to the primary until its next poll's sample
  *   of the primary's position (taken after it heard, so past the commit), then to a replica that has replayed
@@ -177,11 +177,17 @@ export class ReadRouter {
     this.hearing = hearing;
   }
 
-  /** Whether `replica` may take reads now, for work that needs position `minLsn` (null: anything). */
+  /**
+   * Whether `replica` may take reads now, for work that needs position `minLsn` (null: anything). Judged from the
+   * positions the servers reported, not from how punctually this instance's timers fire: its lag now is at most its
+   * lag at the last poll plus the time since (were it to have replayed nothing meanwhile), and its replay position
+   * only grows. So a poll that comes late, on a busy instance, leaves the replica usable for as long as that bound
+   * holds, where a bound on the poll's age sent every read to the primary exactly when the instance was busiest.
+   * A replica that went away since is found by the read that fails on it (run again on the primary).
+   */
   usable(replica: ReplicaState, minLsn: Lsn | null, now = Date.now()): boolean {
     return replica.endpoint.orm !== null && replica.reachable && replica.standby && replica.sameCluster !== false
-      && now - replica.polledAt <= 2 * this.options.config.pollMs
-      && replica.lagMs !== null && replica.lagMs <= this.options.config.maxLagMs
+      && replica.lagMs !== null && replica.lagMs + Math.max(0, now - replica.polledAt) <= this.options.config.maxLagMs
       && replica.replayLsn !== null && (minLsn === null || caughtUp(replica.replayLsn, minLsn));
   }
 

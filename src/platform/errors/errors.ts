@@ -3,7 +3,7 @@
  * src/platform/errors/graphql.ts to GraphQL `extensions.code`, each in one place.
  */
 
-import { connectionCutHere, lastFailureHere } from '../database/limits';
+import { commitOutcomeUnknownHere, connectionCutHere, lastFailureHere } from '../database/limits';
 
 export interface FieldError {
   /** Path of the field as sent: `scopes.vat`, `managers.0.id`. */
@@ -183,6 +183,7 @@ export class ServiceUnavailableError extends RetryLaterError {
  * of the client (a bind of the wrong number of parameters), a bug: 500.
  */
 const BUSY_CODES = new Set(['57014', '55P03', '25P03', '53300', '53400']);
+const READ_ONLY_CODES = new Set(['25006']);
 const DOWN_CODES = new Set([
   '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
@@ -210,7 +211,7 @@ const PGBOUNCER_FAULTS: Array<[RegExp, DatabaseFault]> = [
   [/server login has been failing|server conn crashed|cannot connect to server|client_login_timeout|query timeout|idle transaction timeout|server shutting down|pooler is shutting down|database .* (paused|disabled)/i, 'down'],
 ];
 
-export type DatabaseFault = 'busy' | 'down';
+export type DatabaseFault = 'busy' | 'down' | 'read-only';
 
 /** Whether the request's last failed statement, before `ended`, was a database fault. */
 function endedByFault(ended: unknown): boolean {
@@ -224,6 +225,7 @@ export function databaseFault(err: unknown): DatabaseFault | null {
   for (let depth = 0; e && depth < 4; depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && BUSY_CODES.has(code)) return 'busy';
+    if (typeof code === 'string' && READ_ONLY_CODES.has(code)) return 'read-only';
     if (typeof code === 'string' && DOWN_CODES.has(code)) return 'down';
     const msg = (e as { message?: unknown }).message;
     if (code === '08P01' && typeof msg === 'string') {
@@ -246,12 +248,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 const FAULT_MESSAGES: Record<DatabaseFault, string> = {
   busy: 'The database is busy, try again shortly',
   down: 'The database is unavailable, try again shortly',
+  'read-only': 'The database takes no writes right now (its primary is changing), try again shortly',
 };
+
+/**
+ * When the connection was lost with a COMMIT under way, the write may have been saved: the caller is told so, and how
+ * to find out (an Idempotency-Key replays what was saved; docs/faults.md, "Failover").
+ */
+const COMMIT_UNKNOWN = 'The database connection was lost while the write was committing: it may have been saved. Send it again with the same Idempotency-Key to get its answer without writing it twice';
 
 /** Turns any thrown value into an AppError, or null when it is unexpected (a 500). */
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   const fault = databaseFault(err);
-  if (fault) return new ServiceUnavailableError(FAULT_MESSAGES[fault], { cause: err });
+  if (fault) return new ServiceUnavailableError(fault === 'down' && commitOutcomeUnknownHere() ? COMMIT_UNKNOWN : FAULT_MESSAGES[fault], { cause: err });
   return null;
 }

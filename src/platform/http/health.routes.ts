@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { AppState } from './state';
 import type { Readiness } from './readiness';
 import type { Admission } from './admission';
+import type { PrimaryState } from '../database/primary-watch';
 
 /** /loadz answers 503 from this share of a class's capacity (running and waiting) on: before refusals start. */
 export const OVERLOADED_AT = 0.75;
@@ -11,7 +12,7 @@ export const OVERLOADED_AT = 0.75;
  * balancer how busy the instance is (docs/faults.md, "Overload"), 503 once a class is three quarters full, so that
  * new work goes elsewhere before this instance refuses most of it. Readiness stays about being able to serve.
  */
-export function healthRoutes(readiness: Readiness, admission: Admission): Router<AppState> {
+export function healthRoutes(readiness: Readiness, admission: Admission, primary: () => PrimaryState = () => ({ writable: true, reason: null, cluster: null })): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -25,7 +26,9 @@ export function healthRoutes(readiness: Readiness, admission: Admission): Router
     const loads = admission.loads();
     ctx.set('Cache-Control', 'no-store');
     ctx.status = loads.load >= OVERLOADED_AT ? 503 : 200;
-    ctx.body = { status: loads.load >= OVERLOADED_AT ? 'overloaded' : 'ok', ...loads };
+    // Whether writes can be served is said too: a balancer may weigh it; readiness already fails on it.
+    const { writable, reason } = primary();
+    ctx.body = { status: loads.load >= OVERLOADED_AT ? 'overloaded' : 'ok', ...loads, database: { writable, ...(reason ? { reason } : {}) } };
   });
   return router;
 }

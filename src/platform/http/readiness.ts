@@ -1,4 +1,5 @@
 import { ServiceUnavailableError } from '../errors/errors';
+import type { PrimaryState } from '../database/primary-watch';
 import type { Lifecycle } from './lifecycle';
 
 /** The change listener, as readiness sees it. */
@@ -23,6 +24,10 @@ export interface ListenerStatus {
  * do not come back), its subscribers get no updates and its kept callers could miss a revoked right: the check
  * asks the listener for a proof at once, and answers 503 when none comes within the bound, so that new clients
  * go to an instance that can serve them.
+ *
+ * While the server the requests write to takes no writes (in recovery or read-only: a failover or switchover under
+ * way, src/platform/database/primary-watch.ts), the check answers 503 with the reason: reads still work, but every
+ * write would be refused.
  */
 export class Readiness {
   constructor(
@@ -30,6 +35,7 @@ export class Readiness {
     private readonly timeoutMs: number,
     private readonly lifecycle: Lifecycle,
     private readonly listener: ListenerStatus | null = null,
+    private readonly primary: { check(): Promise<PrimaryState> } | null = null,
   ) {}
 
   /** Resolves when ready; throws ServiceUnavailableError (503 + Retry-After) otherwise, within the bound. */
@@ -39,13 +45,16 @@ export class Readiness {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
     });
+    let primary: PrimaryState | null = null;
     try {
       await Promise.race([this.databaseAnswers(), deadline]);
+      if (this.primary) primary = await Promise.race([this.primary.check(), deadline]);
     } catch (err) {
       throw new ServiceUnavailableError('The database is unavailable', { cause: err });
     } finally {
       clearTimeout(timer);
     }
+    if (primary && !primary.writable) throw new ServiceUnavailableError(`The database takes no writes: ${primary.reason}`);
     if (this.listener && !(await this.listener.ensureHearing(this.timeoutMs))) {
       throw new ServiceUnavailableError('Change events are not being received: the change listener does not hear the database\'s notifications');
     }
