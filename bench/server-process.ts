@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** What the server process measured between `begin` and `end` (bench/dashboard-server.ts). */
+/** What the server process measured between `begin` and `end` (bench/probe.ts, answered by bench/dashboard-server.ts and bench/dashboard-floor-server.ts). */
 export interface Probe {
   statements: number;
   cpuMs: number;
@@ -13,7 +13,25 @@ export interface Probe {
   maxRss: number;
 }
 
-/** The server's memory now (bench/dashboard-server.ts, command `rss`), in bytes. */
+/**
+ * A SQL statement a server process sent between `record` and `recorded` (bench/dashboard-server.ts: from knex's
+ * events; bench/dashboard-floor-server.ts: its own pool's): times in ms from `record`.
+ */
+export interface RecordedStatement {
+  /** Which ORM (or pool) it went through: `primary` (the only one of the bench's service process), `floor`. */
+  role: string;
+  /** The connection it went on (knex's connection uid; the floor's client number). */
+  connection: string;
+  /** knex's transaction id, when it ran inside one. */
+  transaction: string | null;
+  sql: string;
+  bindings: unknown[];
+  sentMs: number;
+  answeredMs: number | null;
+  rows: number | null;
+}
+
+/** The server's memory now (bench/probe.ts, command `rss`), in bytes. */
 export interface Rss {
   rss: number;
   /** Highest resident set sampled (every 10 ms) since the process started or the last `reset`. */
@@ -57,8 +75,12 @@ export class ServerProcess {
     child.stderr?.on('data', (chunk: Buffer) => { this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL); });
   }
 
-  static async start(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-    const child = fork(path.join(__dirname, 'dashboard-server.js'), [], {
+  /**
+   * `script`: the server's module beside this one, bench/dashboard-server.ts by default (the service); another one
+   * answering the same probe protocol (bench/dashboard-floor-server.ts) is measured alike.
+   */
+  static async start(databaseUrl: string, env: Record<string, string> = {}, script = 'dashboard-server.js'): Promise<ServerProcess> {
+    const child = fork(path.join(__dirname, script), [], {
       env: {
         PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1',
         AUTH_DEV_PROVIDER: 'true', RATE_LIMIT_STORE: 'memory', RATE_LIMIT_API_POINTS: '100000000', RATE_LIMIT_TOKEN_POINTS: '1000',
@@ -133,6 +155,19 @@ export class ServerProcess {
     const result = await fn();
     await this.idle();
     return { result, probe: await this.ask<Probe>('end', 'ended') };
+  }
+
+  /** Sends a command of the server's own (the floor's `configure`); its answer named `answer`, null once the process has exited. */
+  command<T>(message: { cmd: string } & Record<string, unknown>, answer: string): Promise<T | null> {
+    return this.ask<T>(message, answer, 600_000);
+  }
+
+  /** Runs `fn` while the server records the SQL statements it sends (their text, bindings, connection, times). */
+  async record<T>(fn: () => Promise<T>): Promise<{ result: T; statements: RecordedStatement[] }> {
+    await this.ask('record', 'recording');
+    const result = await fn();
+    await this.idle();
+    return { result, statements: (await this.ask<{ statements: RecordedStatement[] }>('recorded', 'recorded'))?.statements ?? [] };
   }
 
   /** Resolves once the server has answered every request it received. */

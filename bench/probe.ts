@@ -1,0 +1,150 @@
+import type http from 'node:http';
+import v8 from 'node:v8';
+import { performance } from 'node:perf_hooks';
+import type { RecordedStatement } from './server-process';
+
+/**
+ * The probe a benchmark drives over IPC (bench/server-process.ts), answered alike by every server process it measures:
+ * the service (bench/dashboard-server.ts) and its same-SQL floor (bench/dashboard-floor-server.ts). Between `begin`
+ * and `end` it counts SQL statements, CPU time, heap bytes allocated, collections and the peak resident set.
+ *
+ * Bytes allocated: V8's GC profiler gives the used heap before and after every collection of the window, so
+ * allocated = (used at end - used at start) + sum over collections of (used before - used after): what was
+ * freed was allocated before, and what is still there too. It counts the JavaScript heap (buffers outside it,
+ * such as socket chunks, are not in it); a collection of the window that frees bytes allocated before it makes
+ * the figure a little high, by at most one young generation (a few MiB over the whole window).
+ *
+ * `record` starts recording the SQL statements the server sends (text, bindings, the connection and transaction they
+ * went on, when each was sent and answered, its rows), `recorded` stops and answers them: the dashboard benchmark
+ * hands the statements of one request of the service to its floor, and compares the floor's with them.
+ *
+ * `rss` answers the resident set now, its highest value sampled every 10 ms since the first `rss` (or the last
+ * with `reset`), the kernel's high-water mark, and the heap: the abuse benchmark follows the memory a hostile
+ * caller makes the server keep.
+ */
+
+interface Window {
+  statements: number;
+  cpu: NodeJS.CpuUsage;
+  usedHeap: number;
+  profiler: v8.GCProfiler;
+  peakRss: number;
+  sampler: NodeJS.Timeout;
+}
+
+/** The statements of a server between `record` and `recorded`, with their times from `record`. */
+export class StatementRecorder {
+  private startedAt = 0;
+  private statements: RecordedStatement[] | null = null;
+
+  /** Whether a recording is under way (a server records nothing, and allocates nothing for it, otherwise). */
+  get on(): boolean {
+    return this.statements !== null;
+  }
+
+  start(): void {
+    this.startedAt = performance.now();
+    this.statements = [];
+  }
+
+  stop(): RecordedStatement[] {
+    const recorded = this.statements ?? [];
+    this.statements = null;
+    return recorded;
+  }
+
+  /** A statement sent; null when not recording. `answered` completes it. */
+  sent(role: string, connection: string, transaction: string | null, sql: string, bindings: unknown[]): RecordedStatement | null {
+    if (!this.statements) return null;
+    const s: RecordedStatement = { role, connection, transaction, sql, bindings, sentMs: performance.now() - this.startedAt, answeredMs: null, rows: null };
+    this.statements.push(s);
+    return s;
+  }
+
+  answered(s: RecordedStatement | null | undefined, rows: number | null): void {
+    if (!s) return;
+    s.answeredMs = performance.now() - this.startedAt;
+    s.rows = rows;
+  }
+}
+
+export interface ProbedServer {
+  /** The HTTP server whose requests are counted in flight (`idle`). */
+  server: http.Server;
+  /** SQL statements sent so far by the process. */
+  statements(): number;
+  recorder: StatementRecorder;
+  /** Closes the server and what it holds; the process exits afterwards. */
+  stop(): Promise<void>;
+}
+
+/** Answers the probe's IPC commands for `target`. */
+export function answerProbes(target: ProbedServer): void {
+  let window: Window | null = null;
+  // Requests still being answered: a load run's clients stop sending, not the server answering what it got.
+  let inFlight = 0;
+  let whenIdle: Array<() => void> = [];
+  target.server.on('request', (_req, res: http.ServerResponse) => {
+    inFlight++;
+    res.on('close', () => {
+      if (--inFlight > 0) return;
+      for (const resolve of whenIdle) resolve();
+      whenIdle = [];
+    });
+  });
+
+  // The resident set's peak, sampled from the first `rss` command on (no timer before: other benchmarks pay nothing).
+  let peakRss = 0;
+  let rssSampler: NodeJS.Timeout | null = null;
+
+  process.on('message', (message: { cmd: string; reset?: boolean }) => {
+    if (message.cmd === 'rss') {
+      const now = process.memoryUsage();
+      if (!rssSampler || message.reset) peakRss = now.rss;
+      rssSampler ??= setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage.rss()); }, 10).unref();
+      peakRss = Math.max(peakRss, now.rss);
+      process.send!({
+        cmd: 'rss', rss: now.rss, peakRss, maxRss: process.resourceUsage().maxRSS * 1024,
+        heapUsed: now.heapUsed, heapTotal: now.heapTotal, external: now.external,
+      });
+    } else if (message.cmd === 'begin') {
+      if (window) clearInterval(window.sampler);
+      const profiler = new v8.GCProfiler();
+      const w: Window = {
+        statements: target.statements(), cpu: process.cpuUsage(), usedHeap: v8.getHeapStatistics().used_heap_size, profiler,
+        peakRss: process.memoryUsage.rss(),
+        sampler: setInterval(() => { w.peakRss = Math.max(w.peakRss, process.memoryUsage.rss()); }, 10),
+      };
+      profiler.start();
+      window = w;
+      process.send!({ cmd: 'begun' });
+    } else if (message.cmd === 'end' && window) {
+      const w = window;
+      window = null;
+      clearInterval(w.sampler);
+      const gcs = w.profiler.stop()?.statistics ?? [];
+      const freed = gcs.reduce((sum, gc) => sum + gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize, 0);
+      const cpu = process.cpuUsage(w.cpu);
+      process.send!({
+        cmd: 'ended',
+        statements: target.statements() - w.statements,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        allocatedBytes: v8.getHeapStatistics().used_heap_size - w.usedHeap + freed,
+        gcs: gcs.length,
+        gcMs: gcs.reduce((sum, gc) => sum + gc.cost, 0) / 1000,
+        peakRss: Math.max(w.peakRss, process.memoryUsage.rss()),
+        maxRss: process.resourceUsage().maxRSS * 1024,
+      });
+    } else if (message.cmd === 'record') {
+      target.recorder.start();
+      process.send!({ cmd: 'recording' });
+    } else if (message.cmd === 'recorded') {
+      process.send!({ cmd: 'recorded', statements: target.recorder.stop() });
+    } else if (message.cmd === 'idle') {
+      if (inFlight === 0) process.send!({ cmd: 'idle' });
+      else whenIdle.push(() => process.send!({ cmd: 'idle' }));
+    } else if (message.cmd === 'stop') {
+      void target.stop().then(() => process.exit(0));
+    }
+  });
+}
