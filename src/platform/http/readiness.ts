@@ -35,7 +35,7 @@ export class Readiness {
     private readonly timeoutMs: number,
     private readonly lifecycle: Lifecycle,
     private readonly listener: ListenerStatus | null = null,
-    private readonly primary: { check(): Promise<PrimaryState> } | null = null,
+    private readonly primary: { check(): Promise<PrimaryState>; readonly state: PrimaryState } | null = null,
   ) {}
 
   /** Resolves when ready; throws ServiceUnavailableError (503 + Retry-After) otherwise, within the bound. */
@@ -48,7 +48,10 @@ export class Readiness {
     let primary: PrimaryState | null = null;
     try {
       await Promise.race([this.databaseAnswers(), deadline]);
-      if (this.primary) primary = await Promise.race([this.primary.check(), deadline]);
+      // Behind a transaction pooler the check waits for one of the server connections every instance shares: one
+      // that does not come within the bound leaves the state last seen (the database itself answered just above).
+      const watch = this.primary;
+      if (watch) primary = await Promise.race([watch.check(), deadline.catch(() => watch.state)]);
     } catch (err) {
       throw new ServiceUnavailableError('The database is unavailable', { cause: err });
     } finally {
