@@ -21,6 +21,8 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // Instants (rows' timestamps) equal Dates of the same microsecond.
+  setupFilesAfterEnv: ['<rootDir>/test/support/equality.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -1,3 +1,4 @@
+import type { Time } from '../../platform/values/time';
 import { NotFoundError } from '../../platform/errors/errors';
 import { ownedBy } from '../../platform/database/tenancy';
 import { contractorsByIds, contractorsOfProjects, type ContractorDetailView } from '../invitations/contractor.service';
@@ -19,7 +20,7 @@ export interface DocumentFields {
   contractorId: string;
   intention: string | null;
   state: DocumentState;
-  dceDownloadedAt: Date | null;
+  dceDownloadedAt: Time | null;
 }
 
 export interface DocumentVersionView {
@@ -28,7 +29,7 @@ export interface DocumentVersionView {
   discount: number;
   status: string;
   /** Null for a draft. */
-  sentAt: Date | null;
+  sentAt: Time | null;
   isMandate: boolean;
   hasFiles: boolean;
   hasDpgf: boolean;
@@ -74,7 +75,7 @@ export type PartialDocumentFields = Omit<DocumentFields, keyof DocumentFieldSele
 export interface DocumentView {
   id: string;
   contractor: { id: string; name: string; information: { fiscalNumber: string | null }; email: string };
-  dceDownloadedAt: Date | null;
+  dceDownloadedAt: Time | null;
   intention: string | null;
   state: DocumentState;
   versions: DocumentVersionView[];
@@ -83,7 +84,7 @@ export interface DocumentView {
 export interface VersionFilesView {
   version: number;
   status: string;
-  sentAt: Date | null;
+  sentAt: Time | null;
   files: { name: string; size: number }[];
 }
 
@@ -244,7 +245,7 @@ export class DocumentService {
     const out: VersionFilesView[] = [];
     for (const r of rows) {
       let v = out[out.length - 1];
-      if (!v || v.version !== r.version) out.push(v = { version: r.version, status: r.status, sentAt: rowTime(this.sc.em, r.sent_at), files: [] });
+      if (!v || v.version !== r.version) out.push(v = { version: r.version, status: r.status, sentAt: rowTime(r.sent_at), files: [] });
       if (r.name !== null) v.files.push({ name: r.name, size: r.size ?? 0 });
     }
     return out;
@@ -290,14 +291,13 @@ export class DocumentService {
     // Decided once per statement, not per row: a dashboard maps thousands of versions.
     const asked = new Set(fields);
     const [id, subTotal, discount, status, sentAt, isMandate, hasDpgf, hasFiles] = (['id', 'subTotal', 'discount', 'status', 'sentAt', 'isMandate', 'hasDpgf', 'hasFiles'] as const).map((f) => asked.has(f));
-    const em = this.sc.em;
     return (r) => {
       const v: PartialVersionFields = { version: r.version };
       if (id) v.id = r.id;
       if (subTotal) v.subTotal = amountOf(r.sub_total);
       if (discount) v.discount = amountOf(r.discount);
       if (status) v.status = r.status;
-      if (sentAt) v.sentAt = rowTime(em, r.sent_at);
+      if (sentAt) v.sentAt = rowTime(r.sent_at);
       if (isMandate) v.isMandate = r.is_mandate;
       if (hasDpgf) v.hasDpgf = r.has_dpgf;
       if (hasFiles) v.hasFiles = r.has_files;
@@ -309,12 +309,11 @@ export class DocumentService {
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
     if (!orgs.length) return [];
     const rows = await this.sc.em.execute<DocumentRow[]>(DOCUMENTS_SQL(orgs, where, asked, from), params);
-    const em = this.sc.em;
     return rows.map((r) => {
       const d: PartialDocumentFields = { id: r.id, templateId: r.template_id, contractorId: r.contractor_id };
       if (asked.intention) d.intention = r.intention;
       if (asked.state) d.state = r.state;
-      if (asked.dceDownloadedAt) d.dceDownloadedAt = rowTime(em, r.dce_downloaded_at);
+      if (asked.dceDownloadedAt) d.dceDownloadedAt = rowTime(r.dce_downloaded_at);
       return d;
     });
   }

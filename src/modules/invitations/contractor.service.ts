@@ -1,3 +1,4 @@
+import type { Time } from '../../platform/values/time';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError } from '../../platform/errors/errors';
@@ -15,8 +16,8 @@ export interface ContractorDetailView {
   information: { fiscalNumber: string | null };
   /** The contractor company (organization of kind CONTRACTOR) this entry is linked to. */
   companyId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt: Time;
+  updatedAt: Time;
 }
 
 interface ContractorRow {
@@ -40,8 +41,8 @@ function contractorFromRow(em: EntityManager, c: ContractorRow): ContractorDetai
     phone: c.phone,
     information: { fiscalNumber: c.fiscal_number },
     companyId: c.company_id,
-    createdAt: rowTime(em, c.created_at),
-    updatedAt: rowTime(em, c.updated_at),
+    createdAt: rowTime(c.created_at),
+    updatedAt: rowTime(c.updated_at),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Time } from '../../platform/values/time';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError, ValidationError, type FieldError } from '../../platform/errors/errors';
@@ -40,9 +41,9 @@ export interface ProjectView {
   siteAddress: { number: number | null; zipCode: number | null } | null;
   optionalDates: { noc: string | null; responsesOpeningDate: string | null } | null;
   archived: boolean;
-  archivedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
+  archivedAt: Time | null;
+  createdAt: Time;
+  updatedAt: Time;
 }
 
 export interface ProjectListOptions {
@@ -95,7 +96,7 @@ const PROJECT_COLUMNS = `p.id, p.legacy_id, p.name, p.organization_id, p.constru
 
 /** A project's own fields from its row (reads: no entity, nothing for the unit of work to track). */
 function projectFromRow(em: EntityManager, r: ProjectRow): ProjectFields {
-  const archivedAt = rowTime(em, r.archived_at);
+  const archivedAt = rowTime(r.archived_at);
   return {
     id: r.id,
     legacyId: r.legacy_id,
@@ -112,8 +113,8 @@ function projectFromRow(em: EntityManager, r: ProjectRow): ProjectFields {
     ...jsonFields(r.scopes, r.site_address, r.optional_dates),
     archived: archivedAt !== null,
     archivedAt,
-    createdAt: rowTime(em, r.created_at!),
-    updatedAt: rowTime(em, r.updated_at!),
+    createdAt: rowTime(r.created_at!),
+    updatedAt: rowTime(r.updated_at!),
   };
 }
 

@@ -11,6 +11,7 @@ import { AddTemplatePayload, DeleteTemplatePayload } from './template.payloads';
 import { Project, ProjectTrade } from '../projects/project.output';
 import { TemplateStats } from '../statistics/statistics.output';
 import { Template } from './template.output';
+import { mapNow } from '../../platform/graphql/dataloaders';
 
 /** A document as a resolver meets it: from a loader (ids only) or from a service view (embedded contractor). */
 type DocumentRoot = Partial<DocumentFields> & Partial<Pick<DocumentView, 'contractor'>> & { id: string };
@@ -26,18 +27,20 @@ export class ProjectTemplatesFieldResolver {
 /** A template's relations (no arguments: nothing for uuidArguments to check, on hundreds of templates). */
 @Resolver(() => Template)
 export class TemplateFieldsResolver {
+  // Without a promise once the level above has answered (loadNow): a dashboard resolves these for hundreds of templates.
   @FieldResolver(() => ProjectTrade, { description: 'The project\'s trade the template consults on' })
-  async trade(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
-    const trade = (await loaders.trades.load(template.projectId)).find((t) => t.id === template.trade.id);
-    // A template's trade cannot be deleted while the template exists (foreign key), nor be of another project.
-    if (!trade) throw new Error(`trade ${template.trade.id} of template ${template.id} is not among its project's trades`);
-    return trade;
+  trade(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
+    return mapNow(loaders.trades.loadNow(template.projectId), (trades) => {
+      const trade = trades.find((t) => t.id === template.trade.id);
+      // A template's trade cannot be deleted while the template exists (foreign key), nor be of another project.
+      if (!trade) throw new Error(`trade ${template.trade.id} of template ${template.id} is not among its project's trades`);
+      return trade;
+    });
   }
 
   @FieldResolver(() => TemplateStats)
-  async stats(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
-    const stats = await loaders.templateStats.loadNow(template.id);
-    return stats && { id: `${template.id}:stats`, templateId: template.id, ...stats };
+  stats(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
+    return mapNow(loaders.templateStats.loadNow(template.id), (stats) => stats && { id: `${template.id}:stats`, templateId: template.id, ...stats });
   }
 
   @FieldResolver(() => [Document], { description: 'The invited contractors\' documents' })
@@ -46,10 +49,9 @@ export class TemplateFieldsResolver {
   }
 
   @FieldResolver(() => [Template], { description: 'The slices of a main template (empty for a slice)' })
-  async slices(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
+  slices(@Root() template: TemplateFields, @Ctx() { loaders }: GraphQLContext) {
     if (template.isSlice) return [];
-    const all = await loaders.templates.load(template.projectId);
-    return all.filter((t) => t.isSlice && t.trade.id === template.trade.id);
+    return mapNow(loaders.templates.loadNow(template.projectId), (all) => all.filter((t) => t.isSlice && t.trade.id === template.trade.id));
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Time } from '../../platform/values/time';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { ownedBy } from '../../platform/database/tenancy';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -28,23 +29,23 @@ export interface TemplateFields {
   isSlice: boolean;
   /** Null when the template is not a slice. */
   slice: string | null;
-  closedAt: Date | null;
+  closedAt: Time | null;
   versionSaved: number;
   responseType: string | null;
   budgets: { value: number };
   itemisedSheet: { version: number; isDraft: boolean; hasAdditionalServices: boolean };
   trade: TemplateTradeView;
-  endOfOfferDate: Date | null;
-  consultationStartedAt: Date | null;
+  endOfOfferDate: Time | null;
+  consultationStartedAt: Time | null;
   foldOpened: boolean;
   favouriteConsultationId: string | null;
   selectedConsultationId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt: Time;
+  updatedAt: Time;
 }
 
 /** The template record of interface.md, field for field. */
-export type TemplateView = Omit<TemplateFields, 'createdAt' | 'updatedAt'> & { stats: TemplateStatsView; createdAt: Date; updatedAt: Date };
+export type TemplateView = Omit<TemplateFields, 'createdAt' | 'updatedAt'> & { stats: TemplateStatsView; createdAt: Time; updatedAt: Time };
 
 /** "Template detail": the template's name and its contractors' documents. */
 export interface TemplateDetailView {
@@ -129,19 +130,19 @@ function templateFromRow(em: EntityManager, r: TemplateRow): TemplateFields {
     projectId: r.project_id,
     isSlice: r.is_slice,
     slice: r.is_slice ? r.slice_name : null,
-    closedAt: rowTime(em, r.closed_at),
+    closedAt: rowTime(r.closed_at),
     versionSaved: r.version_saved,
     responseType: r.response_type,
     budgets: { value: amountOf(r.budget) },
     itemisedSheet: { version: r.itemised_sheet_version, isDraft: r.itemised_sheet_is_draft, hasAdditionalServices: r.itemised_sheet_has_additional_services },
     trade: { id: r.trade_id, name: r.trade_name, number: r.trade_number, shortName: r.trade_short_name },
-    endOfOfferDate: rowTime(em, r.end_of_offer_date),
-    consultationStartedAt: rowTime(em, r.consultation_started_at),
+    endOfOfferDate: rowTime(r.end_of_offer_date),
+    consultationStartedAt: rowTime(r.consultation_started_at),
     foldOpened: r.fold_opened,
     favouriteConsultationId: r.favourite_consultation_id,
     selectedConsultationId: r.selected_consultation_id,
-    createdAt: rowTime(em, r.created_at!),
-    updatedAt: rowTime(em, r.updated_at!),
+    createdAt: rowTime(r.created_at!),
+    updatedAt: rowTime(r.updated_at!),
   };
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ownedBy } from '../../platform/database/tenancy';
-import { rowTime, type PgTimestamp } from '../../platform/database/rows';
+import { rowDate, type PgTimestamp } from '../../platform/database/rows';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 import { canSeeOrganization } from '../access';
@@ -36,12 +36,12 @@ const webhookOf = (em: EntityManager, row: EndpointRow): Webhook => ({
   description: row.description,
   eventTypes: row.event_types,
   enabled: row.disabled_at === null,
-  disabledAt: rowTime(em, row.disabled_at),
+  disabledAt: rowDate(row.disabled_at),
   disabledReason: row.disabled_reason,
-  failingSince: rowTime(em, row.failing_since),
-  previousSecretExpiresAt: rowTime(em, row.previous_secret_expires_at),
-  createdAt: rowTime(em, row.created_at),
-  updatedAt: rowTime(em, row.updated_at),
+  failingSince: rowDate(row.failing_since),
+  previousSecretExpiresAt: rowDate(row.previous_secret_expires_at),
+  createdAt: rowDate(row.created_at),
+  updatedAt: rowDate(row.updated_at),
 });
 
 interface EventRow {
@@ -51,7 +51,7 @@ interface EventRow {
 }
 
 /** The one row mapper of a queued event. */
-const eventOf = (em: EntityManager, row: EventRow): WebhookEvent => ({ id: row.id, type: row.type, createdAt: rowTime(em, row.created_at) });
+const eventOf = (em: EntityManager, row: EventRow): WebhookEvent => ({ id: row.id, type: row.type, createdAt: rowDate(row.created_at) });
 
 /** The event types as a PostgreSQL array literal, each once (they are checked against WEBHOOK_EVENT_TYPES). */
 const typesArray = (types: string[]) => `{${[...new Set(types)].join(',')}}`;
@@ -190,7 +190,7 @@ export class WebhookService {
       from webhook_attempt a join webhook_event e on e.id = a.event_id
       where a.endpoint_id = ? order by a.attempted_at desc, a.id limit ?`, [endpoint.id, Math.min(Math.max(1, limit), MAX_ATTEMPTS_LISTED)]);
     return rows.map((r) => ({
-      id: r.id, eventId: r.event_id, eventType: r.type, attempt: r.attempt, attemptedAt: rowTime(this.sc.em, r.attempted_at), outcome: r.outcome,
+      id: r.id, eventId: r.event_id, eventType: r.type, attempt: r.attempt, attemptedAt: rowDate(r.attempted_at), outcome: r.outcome,
       responseStatus: r.response_status, responseBody: r.response_body, error: r.error, durationMs: r.duration_ms,
     }));
   }

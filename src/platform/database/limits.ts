@@ -206,6 +206,13 @@ export const PRIMARY: PoolRole = { primary: true, writesChannel: null };
 const NO_JIT = '-c jit=off';
 
 /**
+ * Timestamps in UTC: rows' timestamptz text is then the one form an answer rewrites with a few string operations
+ * (src/platform/values/time.ts, Instant). Only a speed: any other zone (through a pooler, outside a transaction, the
+ * server's default) is parsed and gives the same answer. No statement of ours depends on the session's zone.
+ */
+const UTC = '-c TimeZone=UTC';
+
+/**
  * Where the request pool's server settings go (docs/faults.md, "Through a connection pooler"):
  *
  * - `startup`: PostgreSQL itself keeps each connection's session, so the settings travel in the startup packet
@@ -237,7 +244,7 @@ export function startupParameters(limits: DatabaseLimits): Record<string, unknow
     statement_timeout: limits.statementTimeoutMs,
     lock_timeout: limits.lockTimeoutMs,
     idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
-    options: NO_JIT,
+    options: `${NO_JIT} ${UTC}`,
   };
 }
 

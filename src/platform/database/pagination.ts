@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError } from '../errors/errors';
 import { isUuid } from './uuid';
-import { formatTimestamp, parseTimestamp } from '../values/time';
+import { formatTimestamp, parseTimestamp, type Time } from '../values/time';
 
 export interface Cursor {
   /** created_at, ISO 8601 to the microsecond (a cursor written before, to the millisecond, still reads) */
@@ -14,7 +14,7 @@ export interface Cursor {
  * Opaque cursor over (created_at, id), the stable order of every paged list. The time to the microsecond, as the
  * row has it: rows created within one millisecond on both sides of a page's end are neither skipped nor repeated.
  */
-export function encodeCursor(createdAt: Date, id: string): string {
+export function encodeCursor(createdAt: Time, id: string): string {
   return Buffer.from(JSON.stringify({ c: formatTimestamp(createdAt), i: id })).toString('base64url');
 }
 
@@ -67,7 +67,7 @@ export interface KeysetQuery<R, T> {
   where: string;
   params: unknown[];
   /** A row as the caller shapes it, with its parsed creation time. */
-  map: (row: R) => T & { createdAt: Date; id: string };
+  map: (row: R) => T & { createdAt: Time; id: string };
 }
 
 export interface KeysetOptions {

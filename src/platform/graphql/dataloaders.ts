@@ -9,13 +9,45 @@ function traced<V>(name: string, batch: (keys: readonly string[]) => Promise<Map
   return (keys: readonly string[]) => inSpan(`dataloader ${name}`, { 'dataloader.name': name, 'dataloader.keys': keys.length }, () => batch(keys));
 }
 
-/** A loader from a batch function that answers a Map; missing keys resolve to `fallback`. `name` names its spans. */
-export function mapLoader<V>(name: string, batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V): DataLoader<string, V> {
+/** A value, or the promise of it: what a field resolver may return. */
+export type Now<V> = V | Promise<V>;
+
+/** `f` of a value known now, without a promise; of a promised one, once it comes. */
+export function mapNow<V, R>(value: Now<V>, f: (value: V) => R): Now<R> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
+/**
+ * A loader from a batch function that answers a Map; missing keys resolve to `fallback`. `name` names its spans.
+ * `loadNow` answers a value its batch already brought without a promise (a dashboard's templates ask their
+ * project's trades and their siblings hundreds of times, once the projects' batch has answered).
+ */
+export function mapLoader<V>(name: string, batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V) {
   const run = traced(name, batch);
-  return new DataLoader<string, V>(async (keys) => {
+  const settled = new Map<string, V>();
+  const loader = new DataLoader<string, V>(async (keys) => {
     const map = await run(keys);
-    return keys.map((k) => map.get(k) ?? fallback);
+    return keys.map((k) => {
+      const value = map.get(k) ?? fallback;
+      settled.set(k, value);
+      return value;
+    });
   });
+  return {
+    load: (key: string) => loader.load(key),
+    loadMany: (keys: readonly string[]) => loader.loadMany(keys),
+    loadNow: (key: string): Now<V> => (settled.has(key) ? settled.get(key)! : loader.load(key)),
+    clearAll(): void {
+      settled.clear();
+      loader.clearAll();
+    },
+  };
+}
+
+/** A statement read ahead (`offer`), and its answer once it has come. */
+interface Offered<V> {
+  promise: Promise<Map<string, V>>;
+  values: Map<string, V> | null;
 }
 
 /**
@@ -30,18 +62,16 @@ export function mapLoader<V>(name: string, batch: (keys: readonly string[]) => P
  */
 export function readAheadLoader<V>(name: string, batch: (keys: readonly string[]) => Promise<Map<string, V>>, fallback: V, absentMeansNone = true) {
   const run = traced(name, batch);
-  const offered = new Map<string, Promise<Map<string, V>>>();
-  // What offered statements answered, once they have: read without a promise.
-  const arrived = new WeakMap<Promise<Map<string, V>>, Map<string, V>>();
+  const offered = new Map<string, Offered<V>>();
   // Whether an offered answer settles `key`: its absence does only when absence means no value.
   const settles = (values: Map<string, V>, key: string) => absentMeansNone || values.has(key);
   const loader = new DataLoader<string, V | Error>(async (keys) => {
     // Where each key's value comes from, decided once: a key offered while this batch waits is answered by it.
     const from = keys.map((k) => offered.get(k));
-    const sources = [...new Set(from.filter((p) => p !== undefined))];
+    const sources = [...new Set(from.filter((o) => o !== undefined))];
     // Each source settles on its own: one statement's failure fails its own keys, not the others of the batch.
-    const read = await Promise.allSettled(sources);
-    const bySource = new Map(sources.map((p, i) => [p, read[i]]));
+    const read = await Promise.allSettled(sources.map((o) => o.promise));
+    const bySource = new Map(sources.map((o, i) => [o, read[i]]));
     const offeredAnswer = keys.map((k, i) => {
       const source = from[i] && bySource.get(from[i]);
       return source && (source.status === 'rejected' || settles(source.value, k)) ? source : undefined;
@@ -65,16 +95,16 @@ export function readAheadLoader<V>(name: string, batch: (keys: readonly string[]
      * dashboard's thousands of documents resolve their versions and contractors this way without a promise
      * each (promises, and the executor's handling of them, were a good part of what such a query allocated).
      */
-    loadNow(key: string): V | Promise<V> {
-      const source = offered.get(key);
-      const values = source && arrived.get(source);
+    loadNow(key: string): Now<V> {
+      const values = offered.get(key)?.values;
       if (values && settles(values, key)) return values.get(key) ?? fallback;
       return loader.load(key) as Promise<V>;
     },
     offer(keys: Iterable<string>, values: Promise<Map<string, V>>): void {
+      const source: Offered<V> = { promise: values, values: null };
       // Read ahead, perhaps never waited for (the request failed first): its failure must not go unhandled.
-      values.then((m) => arrived.set(values, m), () => undefined);
-      for (const key of keys) if (!offered.has(key)) offered.set(key, values);
+      values.then((m) => { source.values = m; }, () => undefined);
+      for (const key of keys) if (!offered.has(key)) offered.set(key, source);
     },
     clearAll(): void {
       offered.clear();
@@ -88,7 +118,7 @@ export function readAheadLoader<V>(name: string, batch: (keys: readonly string[]
  * request, so that a query asking every project for one threshold batches them all in one statement.
  */
 export function argumentLoader<V>(name: string, batch: (keys: readonly string[], argument: number) => Promise<Map<string, V>>) {
-  const loaders = new Map<number, DataLoader<string, V | null>>();
+  const loaders = new Map<number, ReturnType<typeof mapLoader<V | null>>>();
   return {
     load(id: string, argument: number): Promise<V | null> {
       let loader = loaders.get(argument);

@@ -271,6 +271,13 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
       return context;
     },
   } as never) as unknown as AppMiddleware;
+  // The integration sets the body before Apollo's headers: without a type, Koa guesses one with a regular expression
+  // over the answer, which copies a dashboard's 2 MB (a concatenated string is flattened first). Apollo's own
+  // Content-Type replaces this one.
+  const answer: AppMiddleware = (ctx, next) => {
+    ctx.type = 'application/json';
+    return apollo(ctx, next);
+  };
 
   // A request without a valid token is refused before it waits for a turn (cheap: no statement); the errors
   // middleware writes it in GraphQL's shape (src/platform/errors/http.ts). (A caller whose cost budget this instance
@@ -341,8 +348,8 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
   const isMutation = mutationDetector(config.graphql.trustedDocuments);
   const slots = admitted(admission, (ctx) => (isMutation(ctx) ? 'graphql-write' : 'graphql'), async (ctx) => (await ctx.state.token!).sub);
   const keyed = idempotency({ ttlSeconds: config.idempotencyKeyTtlSeconds, applies: isMutation, succeeded: mutationSucceeded });
-  router.post('/graphql', verify, jsonBody(), documentSize, slots, identify, trusted, keyed, costHeaders, apollo);
-  router.get('/graphql', idePage, verify, documentSize, slots, identify, trusted, costHeaders, apollo);
+  router.post('/graphql', verify, jsonBody(), documentSize, slots, identify, trusted, keyed, costHeaders, answer);
+  router.get('/graphql', idePage, verify, documentSize, slots, identify, trusted, costHeaders, answer);
   if (ide) router.get(`${IDE_ASSETS_PATH}/:build/:file`, ide.asset);
   return { router, stop: () => server.stop() };
 }

@@ -1,10 +1,10 @@
 import { camelToSnake } from '../validation/validation';
 import type { Page } from '../database/pagination';
-import { formatTimestamp } from '../values/time';
+import { formatTimestamp, Instant } from '../values/time';
 
-/** Service views are camelCase with Date timestamps; REST bodies are snake_case with ISO strings. */
+/** Service views are camelCase with Date (or row Instant) timestamps; REST bodies are snake_case with ISO strings. */
 export function toRest(value: unknown): unknown {
-  if (value instanceof Date) return formatTimestamp(value);
+  if (value instanceof Date || value instanceof Instant) return formatTimestamp(value);
   if (Array.isArray(value)) return value.map(toRest);
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
   const out: Record<string, unknown> = {};
