@@ -70,6 +70,21 @@ async function waitUntilGone(pid: number, ms: number): Promise<void> {
   if (isRunning(pid)) throw new Error(`PostgreSQL process ${pid} did not exit`);
 }
 
+/** Creates `name` afresh on a server of a test's own, migrated, with the demo data (unless `seed` is false); returns its URL. */
+export async function createServiceDatabase(serverUrl: string, name: string, opts: { seed?: boolean } = {}): Promise<string> {
+  await dropDatabase(serverUrl, name);
+  await adminQuery(serverUrl, `create database "${name}"`);
+  const url = withDatabase(serverUrl, name);
+  const orm = await MikroORM.init(ormConfig(url));
+  try {
+    await orm.getMigrator().up();
+    if (opts.seed !== false) await loadDemoData(orm.em.fork());
+  } finally {
+    await orm.close(true);
+  }
+  return url;
+}
+
 /** Starts (initialising on first use, under .data/own-pg-<name>) a cluster of the calling test's own. */
 export async function startOwnCluster(name: string): Promise<OwnCluster> {
   const port = await freePort();
@@ -96,19 +111,7 @@ export async function startOwnCluster(name: string): Promise<OwnCluster> {
   const own: OwnCluster = {
     port,
     serverUrl: cluster.serverUrl,
-    async createDatabase(db, opts = {}) {
-      await dropDatabase(cluster!.serverUrl, db);
-      await adminQuery(cluster!.serverUrl, `create database "${db}"`);
-      const url = withDatabase(cluster!.serverUrl, db);
-      const orm = await MikroORM.init(ormConfig(url));
-      try {
-        await orm.getMigrator().up();
-        if (opts.seed !== false) await loadDemoData(orm.em.fork());
-      } finally {
-        await orm.close(true);
-      }
-      return url;
-    },
+    createDatabase: (db, opts) => createServiceDatabase(cluster!.serverUrl, db, opts),
     async kill() {
       const pid = running();
       process.kill(pid, 'SIGQUIT');

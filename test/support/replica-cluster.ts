@@ -2,6 +2,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { CHANGE_CAPTURE_SETTINGS } from '../../src/platform/database/embedded';
+import { createServiceDatabase } from './own-cluster';
 import { freePort } from './ports';
 
 /**
@@ -26,14 +27,44 @@ export interface ReplicatedCluster {
   /** Server URLs without a database name. */
   primaryUrl: string;
   replicaUrl: string;
+  /** The replica's name for the primary (`application_name` of its primary_conninfo), as `synchronous_standby_names` names it. */
+  replicaName: string;
   /** A clean stop of the replica (the primary goes on). */
   stopReplica(): Promise<void>;
-  /** Starts the replica again; it catches up from the primary's WAL. */
-  startReplica(): Promise<void>;
+  /**
+   * Starts the replica again; it catches up from the primary's WAL. `settings` are `-c` settings of this start only
+   * (`hot_standby=off`: a standby that refuses every connection, SQLSTATE 57P03).
+   */
+  startReplica(settings?: string[]): Promise<void>;
   /** The replica's apply delay (`recovery_min_apply_delay`), changed at once (a reload). */
   setApplyDelay(ms: number): void;
+  /**
+   * Synchronous replication on or off (the primary's `synchronous_standby_names`, a reload): on, a commit is
+   * acknowledged once the replica has flushed it, so a failover to the replica loses no acknowledged write. Resolves
+   * once the primary reports the replica `sync` (or `async`). Set on the primary only, after the base backup: a
+   * promoted replica does not inherit it (it would wait forever for a standby it does not have).
+   */
+  setSynchronous(on: boolean): Promise<void>;
+  /**
+   * Stops the primary: `fast` (a switchover: sessions ended with 57P01, the WAL streamed to the replica up to the
+   * shutdown checkpoint), `immediate` (a crash: no checkpoint, nothing more streamed).
+   */
+  stopPrimary(mode: 'fast' | 'immediate'): Promise<void>;
+  /** Starts the primary again after stopPrimary (crash recovery after `immediate`), unless the replica was promoted. */
+  startPrimary(): Promise<void>;
+  /** Promotes the replica (`pg_ctl promote -w`): resolves once it accepts writes. */
+  promote(): Promise<void>;
+  /** One statement on the primary's or the replica's `postgres` database (psql, as the superuser): its output. */
+  sql(on: 'primary' | 'replica', statement: string, database?: string): string;
+  /** Creates `name` on the primary, migrated, with the demo data (unless `seed` is false); returns its URL on the primary. */
+  createDatabase(name: string, opts?: { seed?: boolean }): Promise<string>;
   /** Stops both and removes their data. */
   stop(): Promise<void>;
+}
+
+export interface ReplicatedClusterOptions {
+  /** Synchronous replication from the start (setSynchronous(true) once the replica streams). */
+  synchronous?: boolean;
 }
 
 /**
@@ -42,7 +73,7 @@ export interface ReplicatedCluster {
  * `recovery_min_apply_delay`, so that its lag is seen. PostgreSQL refuses to run as root: as root, every command
  * runs as the `postgres` user.
  */
-export async function startReplicatedCluster(name: string, applyDelayMs: number): Promise<ReplicatedCluster> {
+export async function startReplicatedCluster(name: string, applyDelayMs: number, options: ReplicatedClusterOptions = {}): Promise<ReplicatedCluster> {
   const bin = postgresBinaries();
   if (!bin) throw new Error(replicaMissing()!);
   const asRoot = process.getuid?.() === 0;
@@ -73,21 +104,46 @@ export async function startReplicatedCluster(name: string, applyDelayMs: number)
   const common = `-c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c full_page_writes=off -c max_connections=60 ${CHANGE_CAPTURE_SETTINGS.map((s) => `-c ${s}`).join(' ')}`;
   run('initdb', ['-D', primaryDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   run('pg_ctl', ['-D', primaryDir, '-o', `-p ${primaryPort} ${common}`, '-l', path.join(dir, 'primary.log'), '-w', 'start']);
-  run('pg_basebackup', ['-D', replicaDir, '-R', '-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '--no-sync']);
+  // The replica names itself in its primary_conninfo (pg_basebackup -R writes the connection's parameters there), so
+  // that synchronous_standby_names can name it.
+  const replicaName = `replica_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  run('pg_basebackup', ['-D', replicaDir, '-R', '-d', `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${replicaName}`, '--no-sync']);
   // In postgresql.auto.conf (beside the primary_conninfo pg_basebackup -R wrote), where ALTER SYSTEM can change it.
   appendFileSync(path.join(replicaDir, 'postgresql.auto.conf'), `recovery_min_apply_delay = '${applyDelayMs}ms'\n`);
-  const startReplica = () => runAsync('pg_ctl', ['-D', replicaDir, '-o', `-p ${replicaPort} ${common}`, '-l', path.join(dir, 'replica.log'), '-w', 'start']);
+  const startReplica = (settings: string[] = []) => runAsync('pg_ctl', ['-D', replicaDir, '-o', `-p ${replicaPort} ${common} ${settings.map((s) => `-c ${s}`).join(' ')}`, '-l', path.join(dir, 'replica.log'), '-w', 'start']);
   await startReplica();
   const running = (data: string) => existsSync(path.join(data, 'postmaster.pid'));
+  const primaryUrl = `postgres://postgres@127.0.0.1:${primaryPort}`;
+  const sql = (on: 'primary' | 'replica', statement: string, database = 'postgres') => run('psql',
+    ['-h', '127.0.0.1', '-p', String(on === 'primary' ? primaryPort : replicaPort), '-U', 'postgres', '-d', database, '-v', 'ON_ERROR_STOP=1', '-Atc', statement]).trim();
+  const setSynchronous = async (on: boolean) => {
+    sql('primary', on ? `alter system set synchronous_standby_names = '"${replicaName}"'` : 'alter system reset synchronous_standby_names');
+    sql('primary', 'select pg_reload_conf()');
+    const wanted = on ? 'sync' : 'async';
+    for (const until = Date.now() + 20000; ;) {
+      const state = sql('primary', `select sync_state from pg_stat_replication where application_name = '${replicaName}'`);
+      if (state === wanted) return;
+      if (Date.now() > until) throw new Error(`the replica is not ${wanted} (pg_stat_replication says "${state}")`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  if (options.synchronous) await setSynchronous(true);
   return {
-    primaryUrl: `postgres://postgres@127.0.0.1:${primaryPort}`,
+    primaryUrl,
     replicaUrl: `postgres://postgres@127.0.0.1:${replicaPort}`,
+    replicaName,
     stopReplica: () => runAsync('pg_ctl', ['-D', replicaDir, '-m', 'fast', '-w', 'stop']),
     startReplica,
     setApplyDelay(ms: number) {
-      run('psql', ['-h', '127.0.0.1', '-p', String(replicaPort), '-U', 'postgres', '-d', 'postgres', '-Atc', `alter system set recovery_min_apply_delay = '${ms}ms'`]);
+      sql('replica', `alter system set recovery_min_apply_delay = '${ms}ms'`);
       run('pg_ctl', ['-D', replicaDir, 'reload']);
     },
+    setSynchronous,
+    stopPrimary: (mode) => runAsync('pg_ctl', ['-D', primaryDir, '-m', mode, '-w', 'stop']),
+    startPrimary: () => runAsync('pg_ctl', ['-D', primaryDir, '-o', `-p ${primaryPort} ${common}`, '-l', path.join(dir, 'primary.log'), '-w', 'start']),
+    promote: () => runAsync('pg_ctl', ['-D', replicaDir, '-w', 'promote']),
+    sql,
+    createDatabase: (db, opts) => createServiceDatabase(primaryUrl, db, opts),
     async stop() {
       for (const data of [replicaDir, primaryDir]) if (running(data)) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       rmSync(dir, { recursive: true, force: true });
