@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { withDatabase } from '../src/platform/database/database';
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { startAppOn, type TestApp } from './support/app';
@@ -292,28 +291,7 @@ describeTopology('the address switched while the old primary still answers, read
     proxy = await startSwitchableProxy(cluster.primaryUrl);
     t = await startAppOn(withDatabase(proxy.url, 'tender'), ENV, undefined, capture(logLines));
     outcome = await underLoad(t, 'fenced', withDatabase(cluster.replicaUrl, 'tender'), async () => {
-      const old = new Client({ connectionString: cluster.primaryUrl + '/postgres' });
-      await old.connect();
-      try {
-        // The fence: the old primary takes no more writes (SQLSTATE 25006 in every session, open ones included) ...
-        await old.query('alter system set default_transaction_read_only = on');
-        await old.query('select pg_reload_conf()');
-        await sleep(50);
-        // ... once the transactions begun before it (read-write from their BEGIN) have ended, each commit waiting for
-        // the synchronous replica as before ...
-        const { rows: [{ fencedAt }] } = await old.query<{ fencedAt: Date }>('select clock_timestamp() as "fencedAt"');
-        for (const until = Date.now() + 10000; ; await sleep(20)) {
-          const { rows: [{ n }] } = await old.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity
-            where backend_type = 'client backend' and pid <> pg_backend_pid() and xact_start < $1`, [fencedAt]);
-          if (n === 0) break;
-          if (Date.now() > until) throw new Error(`${n} transactions begun before the fence still run`);
-        }
-        // ... and it waits for no standby any more: the replica is about to leave it.
-        await old.query('alter system reset synchronous_standby_names');
-        await old.query('select pg_reload_conf()');
-      } finally {
-        await old.end();
-      }
+      await cluster.fencePrimary();
       await cluster.promote();
       // New connections reach the new primary; those open stay on the old one (no cut).
       proxy.switchTo(cluster.replicaUrl);

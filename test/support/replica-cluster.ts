@@ -1,6 +1,7 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { Client } from 'pg';
 import { CHANGE_CAPTURE_SETTINGS } from '../../src/platform/database/embedded';
 import { createServiceDatabase } from './own-cluster';
 import { freePort } from './ports';
@@ -54,6 +55,13 @@ export interface ReplicatedCluster {
   startPrimary(): Promise<void>;
   /** Promotes the replica (`pg_ctl promote -w`): resolves once it accepts writes. */
   promote(): Promise<void>;
+  /**
+   * Fences the primary without stopping it, as a switchover that cannot stop the old host does: every session's next
+   * transaction is read-only (`default_transaction_read_only`, reloaded: SQLSTATE 25006 on a write), the transactions
+   * begun before have ended (each committed write waited for the synchronous replica as before), and it waits for no
+   * standby any more (the replica is about to leave it). Its connections stay open.
+   */
+  fencePrimary(): Promise<void>;
   /** One statement on the primary's or the replica's `postgres` database (psql, as the superuser): its output. */
   sql(on: 'primary' | 'replica', statement: string, database?: string): string;
   /** Creates `name` on the primary, migrated, with the demo data (unless `seed` is false); returns its URL on the primary. */
@@ -142,6 +150,27 @@ export async function startReplicatedCluster(name: string, applyDelayMs: number,
     stopPrimary: (mode) => runAsync('pg_ctl', ['-D', primaryDir, '-m', mode, '-w', 'stop']),
     startPrimary: () => runAsync('pg_ctl', ['-D', primaryDir, '-o', `-p ${primaryPort} ${common}`, '-l', path.join(dir, 'primary.log'), '-w', 'start']),
     promote: () => runAsync('pg_ctl', ['-D', replicaDir, '-w', 'promote']),
+    async fencePrimary() {
+      const old = new Client({ connectionString: `${primaryUrl}/postgres` });
+      await old.connect();
+      try {
+        await old.query('alter system set default_transaction_read_only = on');
+        await old.query('select pg_reload_conf()');
+        await new Promise((r) => setTimeout(r, 50));
+        // A transaction begun before the reload stays read-write to its end.
+        const { rows: [{ fencedAt }] } = await old.query<{ fencedAt: Date }>('select clock_timestamp() as "fencedAt"');
+        for (const until = Date.now() + 10000; ; await new Promise((r) => setTimeout(r, 20))) {
+          const { rows: [{ n }] } = await old.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity
+            where backend_type = 'client backend' and pid <> pg_backend_pid() and xact_start < $1`, [fencedAt]);
+          if (n === 0) break;
+          if (Date.now() > until) throw new Error(`${n} transactions begun before the fence still run`);
+        }
+        await old.query('alter system reset synchronous_standby_names');
+        await old.query('select pg_reload_conf()');
+      } finally {
+        await old.end();
+      }
+    },
     sql,
     createDatabase: (db, opts) => createServiceDatabase(primaryUrl, db, opts),
     async stop() {
