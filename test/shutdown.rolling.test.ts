@@ -157,7 +157,8 @@ describe('SIGTERM under load: a rolling deploy', () => {
   });
 
   it('answers every request sent on an established connection: 0 resets (ECONNRESET, socket hang up), 0 unanswered', () => {
-    expect(outcomes.filter((o) => o.startedAt < signalledAt).length).toBeGreaterThan(100);
+    // Each client had a request out before the signal (a loaded machine serves few more in LOAD_BEFORE_MS).
+    expect(outcomes.filter((o) => o.startedAt < signalledAt).length).toBeGreaterThanOrEqual(2 * CLIENTS);
     const broken = outcomes.filter((o) => ['reset', 'unanswered'].includes(categorize(o)));
     expect(broken.map((o) => `${o.client}${o.reused ? ' (reused socket)' : ''} ${o.method}: ${o.error}`)).toEqual([]);
   });

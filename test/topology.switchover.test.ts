@@ -79,6 +79,7 @@ describeTopology('switchover through PgBouncer: PAUSE, old primary stopped (fast
   expectRules(() => outcome, { lossless: true });
 
   it('holds requests during PAUSE and serves them after RESUME: none refused', () => {
+    expect(outcome.heldThroughSwitch).toBeGreaterThan(0);
     expect(outcome.refusedDuringSwitch).toBe(0);
   });
 

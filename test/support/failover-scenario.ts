@@ -49,6 +49,8 @@ export interface Outcome {
   switchMs: number;
   /** When the switch's last step was done. */
   switchedAt: number;
+  /** Requests started during the switch (between its first and last step) and answered 2xx after it: held, then served. */
+  heldThroughSwitch: number;
   /** Refusals (503 / 409) answered to requests started after the switch's first step. */
   refusedDuringSwitch: number;
 }
@@ -96,6 +98,7 @@ export async function underLoad(t: TestApp, prefix: string, newPrimaryDb: string
     readyAgainMs,
     notReady,
     switchMs: switchedAt - switchStarted,
+    heldThroughSwitch: load.answers.filter((a) => a.startedAt >= switchStarted && a.startedAt < switchedAt && a.endedAt >= switchedAt && a.verdict === 'ok').length,
     refusedDuringSwitch: load.answers.filter((a) => a.startedAt >= switchStarted && a.verdict !== 'ok' && a.verdict !== 'wrong').length,
   };
 }
@@ -111,6 +114,7 @@ export function report(label: string, o: Outcome, extra: Record<string, unknown>
     writes_again_after_switch_ms: o.writesAgainMs,
     ready_again_after_switch_ms: o.readyAgainMs,
     not_ready_answers: o.notReady,
+    held_through_switch_then_served: o.heldThroughSwitch,
     refused_after_switch_began: o.refusedDuringSwitch,
     writes: { ...o.summary.writes, lost_acknowledged: o.audit.lost.length, duplicated: o.audit.duplicated.length, stored_unacknowledged: o.audit.storedUnacknowledged },
     ...extra,
