@@ -8,9 +8,10 @@ import { startInstanceProcess, type InstanceProcess } from './support/instance-p
 /**
  * A rolling deploy's SIGTERM under load (issue 33, docs/shutdown.md): the service as its own process (src/server.ts),
  * 30 clients that open a new connection per request (`Connection: close`, as a balancer without keep-alive does) and
- * 30 keep-alive clients, reads and writes, closed loop, and SIGTERM in the middle. Every request sent on an
- * established connection is answered (running, waiting in the admission queue, or just accepted): no reset, none left
- * unanswered; a connection refused once the listener has closed is fine (counted apart); the process exits within
+ * 30 keep-alive clients, reads and writes, closed loop, and SIGTERM in the middle. Every request sent before the
+ * signal, or after it on a connection the service had taken, is answered (running, waiting in the admission queue, or
+ * just accepted, queued by the kernel on a busy instance): no reset, none left unanswered; a connection refused once
+ * the listener has closed is fine (counted apart); the process exits within
  * SHUTDOWN_TIMEOUT_MS. The grace is 0 (NODE_ENV test's default, set explicitly): the listener closes at the signal.
  */
 
@@ -156,10 +157,13 @@ describe('SIGTERM under load: a rolling deploy', () => {
     await db?.drop();
   });
 
-  it('answers every request sent on an established connection: 0 resets (ECONNRESET, socket hang up), 0 unanswered', () => {
+  // After the signal these clients go on opening connections (a balancer would stop within SHUTDOWN_GRACE_MS, here 0):
+  // one the kernel queues in the instant between the service's last accept and its listener's close is reset by the
+  // kernel, which no server can answer (docs/shutdown.md). What the service took before the signal is its own.
+  it('answers every request sent before the signal, and every one sent after it on a connection it had taken: 0 resets (ECONNRESET, socket hang up), 0 unanswered', () => {
     // Each client had a request out before the signal (a loaded machine serves few more in LOAD_BEFORE_MS).
     expect(outcomes.filter((o) => o.startedAt < signalledAt).length).toBeGreaterThanOrEqual(2 * CLIENTS);
-    const broken = outcomes.filter((o) => ['reset', 'unanswered'].includes(categorize(o)));
+    const broken = outcomes.filter((o) => (o.startedAt < signalledAt || o.reused) && ['reset', 'unanswered'].includes(categorize(o)));
     expect(broken.map((o) => `${o.client}${o.reused ? ' (reused socket)' : ''} ${o.method}: ${o.error}`)).toEqual([]);
   });
 
@@ -168,7 +172,7 @@ describe('SIGTERM under load: a rolling deploy', () => {
     expect(accepted.filter((o) => categorize(o) !== 'answered').map((o) => `${o.client} ${o.method}: ${o.error}`)).toEqual([]);
   });
 
-  it('refuses only connections, never requests it took: nothing but answers and ECONNREFUSED', () => {
+  it('refuses only connections, never requests it took: nothing but answers, refused connections and resets of connections opened after the signal', () => {
     expect(outcomes.filter((o) => categorize(o) === 'other error').map((o) => `${o.client} ${o.method}: ${o.error}`)).toEqual([]);
   });
 
