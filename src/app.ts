@@ -164,11 +164,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   // Whether the server the requests write to takes writes (a failover or switchover: docs/faults.md, "Failover").
   const primary = new PrimaryWatch({
-    query: async (sql) => (await probes.query(sql)).rows,
+    query: async <T,>(sql: string) => (await probes.query(sql)).rows as T[],
     intervalMs: PRIMARY_WATCH_MS,
     log,
-    onChanged: () => discardConnections(database.url),
-    onState: (state) => metrics.dbPrimaryWritable.set(state.writable ? 1 : 0),
+    onChanged: () => {
+      discardConnections(database.url);
+      probes.renew();
+      // Its replication connection may still reach the old server, which decodes nothing the requests write now.
+      listener.reconnect('the primary changed');
+    },
+    onState: (state) => {
+      metrics.dbPrimaryWritable.set(state.writable ? 1 : 0);
+      // While it takes no writes the address may move at any moment: each check, and heartbeat, on a new connection.
+      if (!state.writable) probes.renew();
+    },
   });
   const readiness = new Readiness(databaseAnswers, config.readinessTimeoutMs, lifecycle, listener, primary);
   koa.use(healthRoutes(readiness, admission, () => primary.state).routes());

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Client, Pool } from 'pg';
+import { Client, Pool, type QueryResult, type QueryResultRow } from 'pg';
 import type { Logger } from 'pino';
 import { SESSION_NAME, ormConfig } from '../../../mikro-orm.config';
 import type { Config, DatabaseLimits } from '../config';
@@ -89,23 +89,55 @@ export interface DatabaseRoutes {
 }
 
 /**
- * The probe pool: readiness's `select 1` and the change listener's heartbeats, through the request path but
- * never queued behind requests waiting for the request pool. No startup parameters (a pooler may refuse them):
- * the client's bound is the one that matters for a probe.
+ * The probe pool: readiness's `select 1`, the primary's watch and the change listener's heartbeats, through the
+ * request path but never queued behind requests waiting for the request pool. No startup parameters (a pooler may
+ * refuse them): the client's bound is the one that matters for a probe.
  */
-export function probePool(url: string, timeoutMs: number, max = 2): Pool {
-  const pool = new Pool({
-    connectionString: url,
-    max,
-    connectionTimeoutMillis: timeoutMs,
-    query_timeout: timeoutMs,
-    idleTimeoutMillis: 60000,
-    allowExitOnIdle: true,
-    application_name: 'tender-bff probes',
-  });
-  // A connection dropped while idle (database restarted) is discarded by the pool; nothing to do here.
-  pool.on('error', () => undefined);
-  return pool;
+export class ProbePool {
+  private pool: Pool;
+
+  constructor(private readonly url: string, private readonly timeoutMs: number, private readonly max = 2) {
+    this.pool = this.open();
+  }
+
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>> {
+    return this.pool.query<R>(text, values);
+  }
+
+  /**
+   * Gives up the connections made so far; the next probe connects anew. An idle probe connection to a primary that
+   * was fenced (read-only, its connections kept) would otherwise keep asking, and heartbeating to, the old server
+   * after the address moved to the new one (issue 33).
+   */
+  renew(): void {
+    const old = this.pool;
+    this.pool = this.open();
+    // Waits for probes running on it; they answer whatever their server says.
+    void old.end().catch(() => undefined);
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+
+  private open(): Pool {
+    const pool = new Pool({
+      connectionString: this.url,
+      max: this.max,
+      connectionTimeoutMillis: this.timeoutMs,
+      query_timeout: this.timeoutMs,
+      idleTimeoutMillis: 60000,
+      allowExitOnIdle: true,
+      application_name: 'tender-bff probes',
+    });
+    // A connection dropped while idle (database restarted) is discarded by the pool; nothing to do here.
+    pool.on('error', () => undefined);
+    return pool;
+  }
+}
+
+export function probePool(url: string, timeoutMs: number, max = 2): ProbePool {
+  return new ProbePool(url, timeoutMs, max);
 }
 
 /**
@@ -150,7 +182,7 @@ const REPLICA_ROLE: PoolRole = { primary: false, writesChannel: null };
 export interface ReplicaEndpoint {
   url: string;
   /** A small pool of its own for the polls, never queued behind requests. */
-  probes: Pool;
+  probes: ProbePool;
   /** The replica's request pool; null until the replica could be asked how to connect (open). */
   orm: MikroORM | null;
   /** Opens `orm` if it is not open yet: finds where its server settings go, as for the primary. */

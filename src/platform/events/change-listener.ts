@@ -341,9 +341,29 @@ export class ChangeListener {
     else this.options.log.warn({ payload: payload.slice(0, 200) }, 'change events: a message that is not a change event was ignored');
   }
 
+  /**
+   * Gives up the replication connection now and makes a new one, to whatever the address reaches: the primary changed
+   * (src/platform/database/primary-watch.ts), and a fenced old primary keeps decoding its own, unchanging, WAL.
+   */
+  reconnect(reason: string): void {
+    if (this.stopped) return;
+    this.options.log.info({ reason }, 'change events: reconnecting to follow the primary');
+    if (this.decoding) {
+      this.drop(this.decoding, new Error(reason));
+    } else if (this.retryTimer) {
+      // Waiting out a backoff grown while the old server was gone: the new one is there now.
+      clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+      this.failures = 0;
+      void this.connect();
+    }
+  }
+
   /** Sends a heartbeat unless one is in flight or there is no decoding to prove. */
   private beat(): Promise<void> {
-    if (this.stopped || !this.decoding) return Promise.resolve();
+    // Not before the stream started: a heartbeat committed while the slot is being made can fall before its consistent
+    // point, never to be decoded, and the new connection would be dropped as deaf (seen after a switchover under load).
+    if (this.stopped || !this.decoding || !this.listeningNow) return Promise.resolve();
     if (this.beating) return this.beating.sent;
     const seq = String(++this.seq);
     const { notify, timeoutMs } = this.options.heartbeat;
