@@ -131,6 +131,7 @@ describe('configuration', () => {
       redisUrl: null,
       keyPrefix: 'rl',
       storeTimeoutMs: 500,
+      mergeMs: 1000,
       api: { points: 600, windowSeconds: 60 },
       token: { points: 100, windowSeconds: 60 },
       graphqlCost: { points: 1_000_000, windowSeconds: 60 },
@@ -143,6 +144,12 @@ describe('configuration', () => {
     expect(loadConfig({ REDIS_URL: 'redis://cache:6379', RATE_LIMIT_STORE: 'postgres' }).rateLimit.store).toBe('postgres');
     expect(loadConfig({ RATE_LIMIT_STORE: 'memory' }).rateLimit.store).toBe('memory');
     expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow('RATE_LIMIT_STORE=redis needs REDIS_URL');
+  });
+
+  it('rate limits: RATE_LIMIT_MERGE_MS, 0 (a store statement per count) to 60000', () => {
+    expect(loadConfig({ RATE_LIMIT_MERGE_MS: '0' }).rateLimit.mergeMs).toBe(0);
+    expect(loadConfig({ RATE_LIMIT_MERGE_MS: '250' }).rateLimit.mergeMs).toBe(250);
+    expect(() => loadConfig({ RATE_LIMIT_MERGE_MS: '-1' })).toThrow('RATE_LIMIT_MERGE_MS must be a whole number from 0 to 60000');
   });
 
   it('subscriptions: a 250 ms coalescing window, 20 subscriptions per connection, 10 connections per caller; each bounded', () => {

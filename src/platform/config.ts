@@ -207,6 +207,12 @@ export interface RateLimitConfig {
   keyPrefix: string;
   /** Longest wait for the store before counting in this process's memory instead. */
   storeTimeoutMs: number;
+  /**
+   * RATE_LIMIT_MERGE_MS: request quotas (api, token, graphql-cost) on PostgreSQL are counted in this instance's
+   * memory and merged into the store at most this often, one statement for every key (src/platform/http/merged-counts.ts);
+   * 0: one store statement per count, as before.
+   */
+  mergeMs: number;
   /** Requests per caller (token `sub`; anonymous requests per client address) on REST and GraphQL. */
   api: { points: number; windowSeconds: number };
   /** Requests per client address to the token endpoint. */
@@ -390,6 +396,7 @@ function rateLimitConfig(env: Env): RateLimitConfig {
     redisUrl,
     keyPrefix,
     storeTimeoutMs: int(env, 'RATE_LIMIT_STORE_TIMEOUT_MS', 500, 10, 60000),
+    mergeMs: int(env, 'RATE_LIMIT_MERGE_MS', 1000, 0, 60000),
     api: {
       points: int(env, 'RATE_LIMIT_API_POINTS', 600, 1, 1e9),
       windowSeconds: int(env, 'RATE_LIMIT_API_WINDOW_SECONDS', 60, 1, DAY),
