@@ -18,7 +18,7 @@ import { fileRoutes } from './modules/documents/files.routes';
 import { Readiness } from './platform/http/readiness';
 import { healthRoutes } from './platform/http/health.routes';
 import { restRoutes } from './modules/rest';
-import { createRateLimiters } from './platform/http/rate-limiters';
+import { createRateLimiters, type RateLimiters } from './platform/http/rate-limiters';
 import { sharedDownloadUrlSecret } from './modules/documents/file-url';
 import { IdentityProviderService } from './modules/identity/identity-provider.service';
 import { LoginThrottle } from './modules/identity/login-throttle';
@@ -55,6 +55,8 @@ export interface App {
   config: Config;
   /** What /metrics exposes (src/platform/metrics.ts). */
   metrics: Metrics;
+  /** The rate limits' quotas and store (src/platform/http/rate-limiters.ts). */
+  limiters: RateLimiters;
   /** Set when a shutdown begins (src/platform/shutdown.ts); read by readiness and the connection middleware. */
   lifecycle: Lifecycle;
   /** GraphQL subscriptions over WebSocket: takes the HTTP server's upgrades (listen), closes its sockets. */
@@ -206,6 +208,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     koa,
     config,
     metrics,
+    limiters,
     lifecycle,
     subscriptions,
     webhooks,

@@ -7,6 +7,7 @@ import {
 import type { RateLimitConfig } from '../config';
 import type { SessionSettings } from '../database/limits';
 import type { RateLimitPolicy } from '../errors/errors';
+import { MergedCounts, type MergeRow, type MergedTotal } from './merged-counts';
 
 /** The operations of rate-limiter-flexible's limiters that we use, whatever the store. */
 export interface Limiter {
@@ -31,7 +32,14 @@ export interface RateLimiters {
   graphqlCost: Quota;
   /** Failed sign-ins (src/modules/identity/login-throttle.ts). */
   login: { userAddress: Quota; user: Quota; address: Quota };
-  /** Closes the store's connections. */
+  /**
+   * Statements sent to the PostgreSQL store for counting so far (the library's, and the merges of
+   * RATE_LIMIT_MERGE_MS); 0 for the other stores. What tests and the benchmark count per request.
+   */
+  storeStatements(): number;
+  /** Local-first counting of the request quotas (PostgreSQL store, RATE_LIMIT_MERGE_MS > 0); null otherwise. */
+  merged: MergedCounts | null;
+  /** Merges what is counted in memory, then closes the store's connections. */
   stop(): Promise<void>;
 }
 
@@ -46,6 +54,11 @@ interface Spec {
    */
   blockInMemory?: boolean;
   /**
+   * Counted in memory and merged into the store every RATE_LIMIT_MERGE_MS (PostgreSQL store): request quotas, not
+   * sign-in counters, whose lockouts must hold on every instance at once.
+   */
+  merge?: boolean;
+  /**
    * Sign-in counters wait for the store (bounded by its own connection and statement timeouts) instead of
    * switching to memory after RATE_LIMIT_STORE_TIMEOUT_MS: a burst of guesses that slows the store must
    * not earn a second allowance from the in-memory count.
@@ -57,6 +70,10 @@ type StoreLimiterFactory = (opts: IRateLimiterOptions & { insuranceLimiter: Rate
 
 interface Store {
   create: StoreLimiterFactory | null;
+  /** The batched upsert of merged counts, and the deletion of keys (PostgreSQL only). */
+  merge?: { statement(rows: MergeRow[]): Promise<MergedTotal[]>; remove(keys: string[]): Promise<void> };
+  /** Counting statements sent so far. */
+  statements(): number;
   ready?: Promise<void>;
   stop(): Promise<void>;
 }
@@ -92,6 +109,18 @@ interface StoreClient {
 const unnamed = (pool: Pool): StoreClient => ({ query: ({ text, values }) => pool.query({ text, values }) });
 
 /**
+ * The library's upsert (RateLimiterPostgres, not forced) for many keys in one statement: a key whose window is over
+ * (or new) starts one with the points sent and the window end sent; else its points are added and its window kept.
+ * Rows in key order, so that two instances merging the same keys lock them in the same order (no deadlock).
+ */
+const MERGE_SQL = `insert into "${TABLE}" as r (key, points, expire)
+  select k, p, e from unnest($1::varchar[], $2::int[], $3::bigint[]) as t(k, p, e) order by k
+  on conflict (key) do update set
+    points = case when r.expire <= $4 then excluded.points else r.points + excluded.points end,
+    expire = case when r.expire <= $4 then excluded.expire else r.expire end
+  returning key, points, expire`;
+
+/**
  * PostgreSQL store: the database of the service, through a small pool of its own, so that counting never
  * waits behind business queries for a connection, with statement and connection timeouts of its own (the
  * server-side ones only where the connection keeps its startup parameters, see src/platform/database/limits.ts; the
@@ -111,7 +140,15 @@ function postgresStore(config: RateLimitConfig, databaseUrl: string, sessionSett
     ...(sessionSettings === 'startup' ? { statement_timeout: timeout, lock_timeout: timeout } : {}),
     application_name: 'tender-bff rate limits',
   });
-  const storeClient = sessionSettings === 'startup' ? pool : unnamed(pool);
+  const named = sessionSettings === 'startup';
+  let statements = 0;
+  const client: StoreClient = named ? pool : unnamed(pool);
+  const storeClient: StoreClient = {
+    query: (q) => {
+      statements++;
+      return client.query(q);
+    },
+  };
   // A connection dropped while idle (database restarted) is reported here; without a listener it would crash the process.
   pool.on('error', (err) => warn({ err }, 'rate limit store connection lost'));
   const cleanup = setInterval(() => {
@@ -123,6 +160,20 @@ function postgresStore(config: RateLimitConfig, databaseUrl: string, sessionSett
     ready: pool.query(`select 1 from "${TABLE}" limit 1`).then(() => undefined, (err) => warn({ err }, 'rate limit store not usable at start')),
     // tableCreated: the migration made the table; the library's own timer cleanup cannot be stopped, ours can.
     create: (opts) => new RateLimiterPostgres({ ...opts, storeClient, storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false }),
+    merge: {
+      statement: async (rows) => {
+        const result = await storeClient.query({
+          ...(named ? { name: 'rate-limit-merge' } : {}),
+          text: MERGE_SQL,
+          values: [rows.map((r) => r.key), rows.map((r) => r.points), rows.map((r) => r.expire), Date.now()],
+        }) as { rows: { key: string; points: number; expire: string | null }[] };
+        return result.rows.map((r) => ({ key: r.key, points: r.points, expire: r.expire === null ? null : Number(r.expire) }));
+      },
+      remove: async (keys) => {
+        await storeClient.query({ text: `delete from "${TABLE}" where key = any($1::varchar[])`, values: [keys] });
+      },
+    },
+    statements: () => statements,
     stop: async () => {
       clearInterval(cleanup);
       await pool.end();
@@ -154,6 +205,8 @@ async function redisStore(config: RateLimitConfig, log: Logger, warn: ReturnType
   }
   return {
     create: (opts) => new RateLimiterRedis({ ...opts, storeClient: client, rejectIfRedisNotReady: true }),
+    // Not counted on Redis (PostgreSQL only: what issue 34 measures).
+    statements: () => 0,
     stop: async () => {
       client.disconnect();
     },
@@ -170,8 +223,17 @@ export async function createRateLimiters(config: RateLimitConfig, databaseUrl: s
   const warn = throttledWarn(log, 30_000);
   const store: Store = config.store === 'postgres' ? postgresStore(config, databaseUrl, sessionSettings, warn)
     : config.store === 'redis' ? await redisStore(config, log, warn)
-      : { create: null, stop: async () => undefined };
+      : { create: null, statements: () => 0, stop: async () => undefined };
   await store.ready;
+  const storeWarning = () => warn({ store: config.store }, 'rate limit store failed or is slow: counting in memory');
+  // Request quotas counted in memory, merged into the store every RATE_LIMIT_MERGE_MS (docs/rate-limits.md).
+  const merged = store.merge && config.mergeMs > 0 ? new MergedCounts({
+    statement: store.merge.statement,
+    remove: store.merge.remove,
+    intervalMs: config.mergeMs,
+    timeoutMs: config.storeTimeoutMs,
+    onStoreFailure: storeWarning,
+  }) : null;
 
   const quota = (spec: Spec): Quota => {
     const opts: IRateLimiterOptions = {
@@ -184,7 +246,7 @@ export async function createRateLimiters(config: RateLimitConfig, databaseUrl: s
     if (!store.create) {
       limiter = new RateLimiterMemory(opts);
     } else {
-      const insuranceLimiter = new InsuranceLimiter(opts, () => warn({ store: config.store }, 'rate limit store failed or is slow: counting in memory'));
+      const insuranceLimiter = new InsuranceLimiter(opts, storeWarning);
       const stored = store.create({
         ...opts,
         insuranceLimiter,
@@ -193,22 +255,30 @@ export async function createRateLimiters(config: RateLimitConfig, databaseUrl: s
       // blockDuration again: the wrapper copies its own onto the insurance limiter, which must keep the lockout.
       limiter = spec.waitForStore ? stored
         : new RLWrapperTimeouts({ limiter: stored, timeoutMs: config.storeTimeoutMs, insuranceLimiter, blockDuration: opts.blockDuration });
+      // The per-count limiter above still counts a key when the merged map is full of keys not merged yet.
+      if (merged && spec.merge) limiter = merged.limiter({ keyPrefix: opts.keyPrefix!, points: spec.points, durationSeconds: spec.windowSeconds }, limiter);
     }
     return { name: spec.name, points: spec.points, windowSeconds: spec.windowSeconds, blockSeconds: spec.blockSeconds ?? 0, limiter };
   };
 
   const { api, token, graphqlCost, login } = config;
   return {
-    api: quota({ name: 'api', points: api.points, windowSeconds: api.windowSeconds, blockInMemory: true }),
-    token: quota({ name: 'token', points: token.points, windowSeconds: token.windowSeconds, blockInMemory: true }),
-    graphqlCost: quota({ name: 'graphql-cost', points: graphqlCost.points, windowSeconds: graphqlCost.windowSeconds, blockInMemory: true }),
+    api: quota({ name: 'api', points: api.points, windowSeconds: api.windowSeconds, blockInMemory: true, merge: true }),
+    token: quota({ name: 'token', points: token.points, windowSeconds: token.windowSeconds, blockInMemory: true, merge: true }),
+    graphqlCost: quota({ name: 'graphql-cost', points: graphqlCost.points, windowSeconds: graphqlCost.windowSeconds, blockInMemory: true, merge: true }),
     login: {
       userAddress: quota({ name: 'login-user-address', points: login.maxFailuresPerUserAddress, windowSeconds: login.failureWindowSeconds, blockSeconds: login.lockoutSeconds, waitForStore: true }),
       user: quota({ name: 'login-user', points: login.maxFailuresPerUser, windowSeconds: login.failureWindowSeconds, blockSeconds: login.lockoutSeconds, waitForStore: true }),
       // An address that failed this often is refused for a whole window: slow guessing across many usernames.
       address: quota({ name: 'login-address', points: login.maxFailuresPerAddress, windowSeconds: login.failureWindowSeconds, blockSeconds: login.failureWindowSeconds, waitForStore: true }),
     },
-    stop: () => store.stop(),
+    storeStatements: () => store.statements(),
+    merged,
+    stop: async () => {
+      // What was counted since the last merge reaches the store before its connections close.
+      await merged?.stop();
+      await store.stop();
+    },
   };
 }
 
