@@ -251,10 +251,13 @@ describe('API: requests per caller, REST and GraphQL together', () => {
   });
 });
 
-describe('PostgreSQL store: counters shared by instances on one database', () => {
+// RATE_LIMIT_MERGE_MS=0 in the two describes below: one store statement per count, whose counts every instance sees at
+// once and whose rows are in the table as soon as a request answered. Counting in memory merged every interval (the
+// default) is test/rate-limit.merge.test.ts.
+describe('PostgreSQL store, a statement per count: counters shared by instances on one database', () => {
   let a: TestApp;
   let b: TestApp;
-  const env = { TRUST_PROXY: 'true', RATE_LIMIT_API_POINTS: '5', LOGIN_MAX_FAILURES_PER_USER_ADDRESS: '3', LOGIN_LOCKOUT_SECONDS: '60' };
+  const env = { RATE_LIMIT_MERGE_MS: '0', TRUST_PROXY: 'true', RATE_LIMIT_API_POINTS: '5', LOGIN_MAX_FAILURES_PER_USER_ADDRESS: '3', LOGIN_LOCKOUT_SECONDS: '60' };
   beforeAll(async () => {
     a = await startTestApp(env);
     b = await startTestApp(env, undefined, { database: a.databaseUrl });
@@ -290,10 +293,10 @@ describe('PostgreSQL store: counters shared by instances on one database', () =>
   });
 });
 
-describe('PostgreSQL store: a slow or failing store neither refuses nor fails requests', () => {
+describe('PostgreSQL store, a statement per count: a slow or failing store neither refuses nor fails requests', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ TRUST_PROXY: 'true', RATE_LIMIT_API_POINTS: '3', RATE_LIMIT_STORE_TIMEOUT_MS: '200' });
+    t = await startTestApp({ RATE_LIMIT_MERGE_MS: '0', TRUST_PROXY: 'true', RATE_LIMIT_API_POINTS: '3', RATE_LIMIT_STORE_TIMEOUT_MS: '200' });
   });
   afterAll(() => t.close());
 
