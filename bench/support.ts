@@ -9,6 +9,15 @@ import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 
+/** The embedded cluster's port: BENCH_PG_PORT, else 54332. */
+function benchPgPort(): number {
+  const value = process.env.BENCH_PG_PORT;
+  if (value === undefined || value === '') return 54332;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`BENCH_PG_PORT is not a port: ${value}`);
+  return port;
+}
+
 /** A benchmark writes a whole database: never anywhere but this machine. */
 function assertLoopback(url: string): void {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
@@ -19,13 +28,14 @@ function assertLoopback(url: string): void {
 
 /**
  * Runs `fn` over a scratch database, migrated and loaded with the demo data, and drops it afterwards.
- * Server: BENCH_DATABASE_URL, else DATABASE_URL, else an embedded cluster under .data/bench-pg.
+ * Server: BENCH_DATABASE_URL, else DATABASE_URL, else an embedded cluster under .data/bench-pg on port BENCH_PG_PORT
+ * (54332 by default: runs side by side, from several working copies, each give their own).
  */
 export async function withScratchDatabase(name: string, poolMax: number, fn: (orm: MikroORM, url: string) => Promise<void>): Promise<void> {
   let cluster: EmbeddedCluster | null = null;
   let serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? null;
   if (!serverUrl) {
-    cluster = await startEmbeddedCluster({ dataDir: path.resolve('.data/bench-pg'), port: 54332, fast: true });
+    cluster = await startEmbeddedCluster({ dataDir: path.resolve('.data/bench-pg'), port: benchPgPort(), fast: true });
     serverUrl = cluster.serverUrl;
   }
   assertLoopback(serverUrl);
