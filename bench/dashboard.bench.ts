@@ -35,6 +35,9 @@ import { DashboardDocument } from '../examples/graphql/generated/graphql';
  * BENCH_OTHER_ORGANIZATIONS=F measures again once F times more rows of other organizations are added (bench/dataset.ts;
  * 100 takes a long while to build). BENCH_ROUNDS (default 3), BENCH_SEQUENTIAL (default 40), BENCH_LOAD_PER_CLIENT (default 3).
  * BENCH_FLOOR=0 leaves the floor out (the two queries only).
+ * After the runs, BENCH_PROFILE (default 40, 0: none) more requests of the dashboard one at a time under V8's CPU
+ * profiler in the service: the sampled time per request, and the part of it under MikroORM's frames (and knex's, pg's,
+ * graphql's: bench/probe.ts), which the runs' figures do not separate.
  */
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -43,6 +46,7 @@ const OTHER_ORGANIZATIONS = Number(process.env.BENCH_OTHER_ORGANIZATIONS ?? 0);
 const LOAD_PER_CLIENT = Number(process.env.BENCH_LOAD_PER_CLIENT ?? 3);
 const CLIENTS = 16;
 const FLOOR = process.env.BENCH_FLOOR !== '0';
+const PROFILE = Number(process.env.BENCH_PROFILE ?? 40);
 
 const DASHBOARD = '{ projects(first: 50) { nodes { id name templates { id documents { id contractor { name } versions { version subTotal discount status } } } } } }';
 const STATISTICS = 'statistics { answered mayAnswer declined contractors tenderDocuments budgets { total simulatedCost totalAnticipatedTrades '
@@ -319,6 +323,14 @@ async function measureAgainstFloor(service: ServerProcess, floor: ServerProcess,
     }
   }
   loads.push(loadavg()[0]);
+  if (PROFILE > 0) {
+    const { profile } = await service.profile(async () => {
+      for (let i = 0; i < PROFILE; i++) assertSameBytes(reference, (await post(service.url, token, body)).text, 'the service');
+    });
+    const per = (ms: number) => `${(ms / PROFILE).toFixed(1)} ms`;
+    console.log(`dashboard floor: CPU profile of the service, ${PROFILE} requests one at a time, sampled per request: ${per(profile.totalMs)}; under `
+      + Object.entries(profile.packagesMs).map(([name, ms]) => `${name} ${per(ms)}`).join(', '));
+  }
   const m = (label: 'service' | 'floor', f: (r: FloorRun) => number) => median(runs[label].map(f));
   const statements = Math.round(m('service', (r) => r.statements));
   if (statements !== captured.length) {

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { Session } from 'node:inspector';
 import v8 from 'node:v8';
 import { performance } from 'node:perf_hooks';
 import type { RecordedStatement } from './server-process';
@@ -21,7 +22,63 @@ import type { RecordedStatement } from './server-process';
  * `rss` answers the resident set now, its highest value sampled every 10 ms since the first `rss` (or the last
  * with `reset`), the kernel's high-water mark, and the heap: the abuse benchmark follows the memory a hostile
  * caller makes the server keep.
+ *
+ * `profile-start` starts V8's CPU profiler (node:inspector), `profile-stop` stops it and answers where the sampled
+ * time went: in total (idle left out), and under the frames of a few packages (`PROFILED_PACKAGES`: a sample counts
+ * for a package when any frame of its stack is one of the package's, so time the package spends calling others is
+ * its own).
  */
+
+/** Packages whose share of a CPU profile `profile-stop` answers, by the path of their frames. */
+const PROFILED_PACKAGES: Record<string, string> = {
+  mikroOrm: '/node_modules/@mikro-orm/',
+  knex: '/node_modules/knex/',
+  pg: '/node_modules/pg',
+  graphql: '/node_modules/graphql',
+};
+
+export interface CpuProfileSummary {
+  /** Sampled time, idle left out. */
+  totalMs: number;
+  /** Sampled time under each of PROFILED_PACKAGES. */
+  packagesMs: Record<string, number>;
+}
+
+interface ProfileNode { id: number; callFrame: { url: string; functionName: string }; children?: number[] }
+
+/** Where a CPU profile's sampled time went (see `profile-stop`). */
+function summarize(profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }): CpuProfileSummary {
+  const parent = new Map<number, number>();
+  const byId = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) {
+    byId.set(node.id, node);
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  }
+  const names = Object.keys(PROFILED_PACKAGES);
+  // The packages on each node's stack, memoized from the root down.
+  const under = new Map<number, Set<string>>();
+  const packagesOf = (id: number): Set<string> => {
+    let found = under.get(id);
+    if (found) return found;
+    const up = parent.get(id);
+    found = new Set(up === undefined ? [] : packagesOf(up));
+    const url = byId.get(id)!.callFrame.url;
+    for (const name of names) if (url.includes(PROFILED_PACKAGES[name])) found.add(name);
+    under.set(id, found);
+    return found;
+  };
+  const packagesMs: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  let totalMs = 0;
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++) {
+    if (byId.get(samples[i])?.callFrame.functionName === '(idle)') continue;
+    const ms = (deltas[i + 1] ?? deltas[i] ?? 0) / 1000;
+    totalMs += ms;
+    for (const name of packagesOf(samples[i])) packagesMs[name] += ms;
+  }
+  return { totalMs, packagesMs };
+}
 
 interface Window {
   statements: number;
@@ -97,8 +154,26 @@ export function answerProbes(target: ProbedServer): void {
   let peakRss = 0;
   let rssSampler: NodeJS.Timeout | null = null;
 
+  let session: Session | null = null;
+  const post = (method: string, params: Record<string, unknown> = {}) => new Promise<unknown>((resolve, reject) => {
+    session!.post(method, params, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+
   process.on('message', (message: { cmd: string; reset?: boolean }) => {
-    if (message.cmd === 'rss') {
+    if (message.cmd === 'profile-start') {
+      session ??= new Session();
+      session.connect();
+      void post('Profiler.enable')
+        .then(() => post('Profiler.setSamplingInterval', { interval: 100 }))
+        .then(() => post('Profiler.start'))
+        .then(() => process.send!({ cmd: 'profiling' }));
+    } else if (message.cmd === 'profile-stop' && session) {
+      void post('Profiler.stop').then((result) => {
+        const summary = summarize((result as { profile: Parameters<typeof summarize>[0] }).profile);
+        session!.disconnect();
+        process.send!({ cmd: 'profiled', ...summary });
+      });
+    } else if (message.cmd === 'rss') {
       const now = process.memoryUsage();
       if (!rssSampler || message.reset) peakRss = now.rss;
       rssSampler ??= setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage.rss()); }, 10).unref();

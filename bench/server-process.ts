@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { CpuProfileSummary } from './probe';
 
 /** What the server process measured between `begin` and `end` (bench/probe.ts, answered by bench/dashboard-server.ts and bench/dashboard-floor-server.ts). */
 export interface Probe {
@@ -155,6 +156,14 @@ export class ServerProcess {
     const result = await fn();
     await this.idle();
     return { result, probe: await this.ask<Probe>('end', 'ended') };
+  }
+
+  /** Runs `fn` under V8's CPU profiler in the server (bench/probe.ts, `profile-start` / `profile-stop`). */
+  async profile<T>(fn: () => Promise<T>): Promise<{ result: T; profile: CpuProfileSummary }> {
+    await this.ask('profile-start', 'profiling');
+    const result = await fn();
+    await this.idle();
+    return { result, profile: await this.ask<CpuProfileSummary>('profile-stop', 'profiled') };
   }
 
   /** Sends a command of the server's own (the floor's `configure`); its answer named `answer`, null once the process has exited. */
