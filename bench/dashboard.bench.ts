@@ -36,8 +36,8 @@ import { DashboardDocument } from '../examples/graphql/generated/graphql';
  * 100 takes a long while to build). BENCH_ROUNDS (default 3), BENCH_SEQUENTIAL (default 40), BENCH_LOAD_PER_CLIENT (default 3).
  * BENCH_FLOOR=0 leaves the floor out (the two queries only).
  * After the runs, BENCH_PROFILE (default 40, 0: none) more requests of the dashboard one at a time under V8's CPU
- * profiler in the service: the sampled time per request, and the part of it under MikroORM's frames (and knex's, pg's,
- * graphql's: bench/probe.ts), which the runs' figures do not separate.
+ * profiler in the service: the sampled time per request, and the part of it in MikroORM's functions, and under them (and
+ * knex's, pg's, graphql's: bench/probe.ts), which the runs' figures do not separate.
  */
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -328,8 +328,9 @@ async function measureAgainstFloor(service: ServerProcess, floor: ServerProcess,
       for (let i = 0; i < PROFILE; i++) assertSameBytes(reference, (await post(service.url, token, body)).text, 'the service');
     });
     const per = (ms: number) => `${(ms / PROFILE).toFixed(1)} ms`;
-    console.log(`dashboard floor: CPU profile of the service, ${PROFILE} requests one at a time, sampled per request: ${per(profile.totalMs)}; under `
-      + Object.entries(profile.packagesMs).map(([name, ms]) => `${name} ${per(ms)}`).join(', '));
+    console.log(`dashboard floor: CPU profile of the service, ${PROFILE} requests one at a time, sampled per request: ${per(profile.totalMs)}; `
+      + `own time of ${Object.entries(profile.selfMs).map(([name, ms]) => `${name} ${per(ms)}`).join(', ')}; `
+      + `under ${Object.entries(profile.packagesMs).map(([name, ms]) => `${name} ${per(ms)}`).join(', ')}`);
   }
   const m = (label: 'service' | 'floor', f: (r: FloorRun) => number) => median(runs[label].map(f));
   const statements = Math.round(m('service', (r) => r.statements));

@@ -24,9 +24,9 @@ import type { RecordedStatement } from './server-process';
  * caller makes the server keep.
  *
  * `profile-start` starts V8's CPU profiler (node:inspector), `profile-stop` stops it and answers where the sampled
- * time went: in total (idle left out), and under the frames of a few packages (`PROFILED_PACKAGES`: a sample counts
- * for a package when any frame of its stack is one of the package's, so time the package spends calling others is
- * its own).
+ * time went: in total (idle left out), and for a few packages (`PROFILED_PACKAGES`) their own time (samples whose
+ * running function is one of the package's) and the time under them (samples with a frame of the package anywhere on
+ * the stack: what the package spends calling others too).
  */
 
 /** Packages whose share of a CPU profile `profile-stop` answers, by the path of their frames. */
@@ -40,7 +40,9 @@ const PROFILED_PACKAGES: Record<string, string> = {
 export interface CpuProfileSummary {
   /** Sampled time, idle left out. */
   totalMs: number;
-  /** Sampled time under each of PROFILED_PACKAGES. */
+  /** Sampled time of each of PROFILED_PACKAGES's own functions. */
+  selfMs: Record<string, number>;
+  /** Sampled time under each of PROFILED_PACKAGES's functions (theirs and what they call). */
   packagesMs: Record<string, number>;
 }
 
@@ -68,6 +70,7 @@ function summarize(profile: { nodes: ProfileNode[]; samples?: number[]; timeDelt
     return found;
   };
   const packagesMs: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  const selfMs: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
   let totalMs = 0;
   const samples = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
@@ -76,8 +79,10 @@ function summarize(profile: { nodes: ProfileNode[]; samples?: number[]; timeDelt
     const ms = (deltas[i + 1] ?? deltas[i] ?? 0) / 1000;
     totalMs += ms;
     for (const name of packagesOf(samples[i])) packagesMs[name] += ms;
+    const url = byId.get(samples[i])!.callFrame.url;
+    for (const name of names) if (url.includes(PROFILED_PACKAGES[name])) selfMs[name] += ms;
   }
-  return { totalMs, packagesMs };
+  return { totalMs, selfMs, packagesMs };
 }
 
 interface Window {
