@@ -1,5 +1,5 @@
 import { ValidationError } from '../src/platform/errors/errors';
-import { decodeCursor, encodeCursor, keysetPage, type KeysetQuery } from '../src/platform/database/pagination';
+import { decodeCursor, encodeCursor, keysetPage, type KeysetQuery, type Page } from '../src/platform/database/pagination';
 import { rowTime, type PgTimestamp } from '../src/platform/database/rows';
 import type { Time } from '../src/platform/values/time';
 import { startTestApp, type TestApp } from './support/app';
@@ -72,7 +72,7 @@ describe('keysetPage', () => {
       const seen: Item[] = [];
       let after: string | null = null;
       for (;;) {
-        const page = await keysetPage(t.orm.em.fork(), PROJECTS, { first: 2, after, order, count: true });
+        const page: Page<Item> = await keysetPage(t.orm.em.fork(), PROJECTS, { first: 2, after, order, count: true });
         expect(page.totalCount).toBe(all.length);
         seen.push(...page.items);
         const last = page.items[page.items.length - 1];
