@@ -27,7 +27,7 @@ import { answerProbes, StatementRecorder } from './probe';
  * page's rows, as the service's loaders do.
  *
  * The overlap is the service's: the caller's user, organizations and memberships one after the other, beside the
- * count then the page; then, once the page has answered, the eight statements of the page's projects at once
+ * count and the page sent at once; then, once the page has answered, the eight statements of the page's projects at once
  * (statistics, managers, trades, templates, and what the service reads ahead with the templates: their stats,
  * documents, versions and contractors), each on a connection of the pool (DATABASE_POOL_SIZE, 10 by default, with
  * the service's startup settings: timeouts, jit off).
@@ -224,8 +224,7 @@ class Floor {
       return { user, organizations };
     })();
     const projects = (async () => {
-      const [{ n }] = await this.fixedStatement<{ n: string }>('count');
-      const page = await this.fixedStatement<ProjectRow>('page');
+      const [[{ n }], page] = await Promise.all([this.fixedStatement<{ n: string }>('count'), this.fixedStatement<ProjectRow>('page')]);
       const hasNextPage = page.length > variables.first;
       if (hasNextPage) page.pop();
       if (!page.length) return { n, page, hasNextPage, rows: null };
