@@ -51,7 +51,7 @@ const KINDS = {
   versions: /^select v\.document_id, v\.version /,
   contractors: /^select c\.id, c\.name, /,
   documents: /^select d\.id, d\.template_id, /,
-  trades: /^select "p0"\.\* from "project_trade" as "p0" /,
+  trades: /^select pt\.id, pt\.project_id, .* from project_trade pt /,
 } as const;
 type Kind = keyof typeof KINDS;
 

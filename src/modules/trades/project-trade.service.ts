@@ -1,4 +1,5 @@
-import { inOrganizations } from '../../platform/database/tenancy';
+import type { Time } from '../../platform/values/time';
+import { ownedBy } from '../../platform/database/tenancy';
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { ConflictError, NotFoundError } from '../../platform/errors/errors';
 import { Project, ProjectTrade, Template } from '../entities';
@@ -6,6 +7,8 @@ import { holdWritable, visibleProject } from '../access';
 import type { CreateProjectTradeInput, UpdateProjectTradeInput } from './project-trade.input';
 import type { ServiceContext } from '../../platform/service-context';
 import { groupUnder } from '../../platform/database/batch';
+import { rowTime, type PgTimestamp } from '../../platform/database/rows';
+import { uuidArraySql, uuidList } from '../../platform/database/uuid';
 
 export interface ProjectTradeView {
   id: string;
@@ -14,10 +17,11 @@ export interface ProjectTradeView {
   shortName: string;
   comment: string | null;
   projectId: string;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt: Time;
+  updatedAt: Time;
 }
 
+/** A trade as a write's entity holds it. */
 export const projectTradeView = (t: ProjectTrade): ProjectTradeView => ({
   id: t.id,
   number: t.number,
@@ -29,8 +33,33 @@ export const projectTradeView = (t: ProjectTrade): ProjectTradeView => ({
   updatedAt: t.updatedAt,
 });
 
+interface ProjectTradeRow {
+  id: string;
+  project_id: string;
+  number: string;
+  name: string;
+  short_name: string;
+  comment: string | null;
+  created_at: PgTimestamp;
+  updated_at: PgTimestamp;
+}
+
+/** Trades `pt` (reads: rows, no entity, nothing for the unit of work to track). */
+const TRADE_COLUMNS = 'pt.id, pt.project_id, pt.number, pt.name, pt.short_name, pt.comment, pt.created_at, pt.updated_at';
 // Lot numbers are zero-padded strings ("02"); ties keep the order of creation.
-const TRADE_ORDER = { number: 'asc', createdAt: 'asc', id: 'asc' } as const;
+const TRADE_ORDER_SQL = 'pt.number, pt.created_at, pt.id';
+
+/** A trade as a read's row holds it. */
+const projectTradeFromRow = (r: ProjectTradeRow): ProjectTradeView => ({
+  id: r.id,
+  number: r.number,
+  name: r.name,
+  shortName: r.short_name,
+  comment: r.comment,
+  projectId: r.project_id,
+  createdAt: rowTime(r.created_at!),
+  updatedAt: rowTime(r.updated_at!),
+});
 
 const IN_USE = 'The trade still has templates: delete them first';
 
@@ -41,8 +70,9 @@ export class ProjectTradeService {
   /** #6: the trades of a visible project, by number. */
   async list(projectId: string): Promise<ProjectTradeView[]> {
     const project = await visibleProject(this.sc, projectId);
-    const trades = await this.sc.em.find(ProjectTrade, { project }, { orderBy: TRADE_ORDER });
-    return trades.map(projectTradeView);
+    const rows = await this.sc.em.execute<ProjectTradeRow[]>(`select ${TRADE_COLUMNS} from project_trade pt
+      where pt.project_id = ? order by ${TRADE_ORDER_SQL}`, [project.id]);
+    return rows.map(projectTradeFromRow);
   }
 
   /**
@@ -50,12 +80,14 @@ export class ProjectTradeService {
    * not see get an empty list.
    */
   async tradesByProject(projectIds: readonly string[]): Promise<Map<string, ProjectTradeView[]>> {
-    const trades = projectIds.length
-      ? await this.sc.em.find(ProjectTrade, {
-        project: { id: { $in: [...projectIds] }, organization: inOrganizations(this.sc.caller.adminOrganizationIds) },
-      }, { orderBy: TRADE_ORDER })
+    const ids = uuidList(projectIds);
+    const orgs = uuidList(this.sc.caller.adminOrganizationIds);
+    const rows = ids.length && orgs.length
+      ? await this.sc.em.execute<ProjectTradeRow[]>(`select ${TRADE_COLUMNS} from project_trade pt join project p on p.id = pt.project_id
+        where pt.project_id = any(${uuidArraySql(ids)}) and ${ownedBy('p.organization_id', orgs)}
+        order by pt.project_id, ${TRADE_ORDER_SQL}`)
       : [];
-    return groupUnder(projectIds, trades, (t) => t.project.id, projectTradeView);
+    return groupUnder(projectIds, rows, (r) => r.project_id, projectTradeFromRow);
   }
 
   /** #7 */
