@@ -26,8 +26,8 @@ import { answerProbes, StatementRecorder } from './probe';
  * configuration (the floor would not compute it). At each request the floor fills the project ids in from the
  * page's rows, as the service's loaders do.
  *
- * The overlap is the service's: the caller's user, organizations and memberships one after the other, beside the
- * count and the page sent at once; then, once the page has answered, the eight statements of the page's projects at once
+ * The overlap is the service's: the caller's user then organizations (with their members), beside the count and the
+ * page sent at once; then, once the page has answered, the eight statements of the page's projects at once
  * (statistics, managers, trades, templates, and what the service reads ahead with the templates: their stats,
  * documents, versions and contractors), each on a connection of the pool (DATABASE_POOL_SIZE, 10 by default, with
  * the service's startup settings: timeouts, jit off).
@@ -40,9 +40,8 @@ import { answerProbes, StatementRecorder } from './probe';
 /** The statements the service runs for the dashboard, by what each starts with (its white space made single spaces). */
 const KINDS = {
   count: /^select count\(\*\) as n from project p where /,
-  user: /^select "u0"\.\* from "app_user" as "u0" where "u0"\."id" = /,
-  organizations: /^select "o0"\.\* from "organization" as "o0" where /,
-  memberships: /^select "m0"\.\*, .* from "membership" as "m0" /,
+  user: /^select u\.id, u\.first_name, .* from app_user as u where u\.id = /,
+  organizations: /^select o\.id, o\.name, .* from organization o where /,
   page: /^select p\.id, p\.legacy_id, .* from project p where .* order by p\.created_at desc, p\.id desc limit \d+$/,
   projectStatistics: /^select ps\.project_id as id,.* from project_statistics ps /,
   managers: /^select pm\.project_id, u\.id, .* from project_manager pm /,
@@ -218,9 +217,8 @@ class Floor {
     const { caller, variables, cost } = this.configuration;
     const me = (async () => {
       const [user] = await this.fixedStatement<UserRow>('user');
+      // With their members (`users`), which the service reads with them though the dashboard shows none of them.
       const organizations = await this.fixedStatement<{ id: string; name: string }>('organizations');
-      // What the service reads with the organizations (their users), though the dashboard shows none of it.
-      await this.fixedStatement('memberships');
       return { user, organizations };
     })();
     const projects = (async () => {

@@ -118,11 +118,11 @@ describe('the dashboard query (Query.projects with statistics, templates, docume
       expect(touching(one.sql)).toBeGreaterThan(0);
       expect(touching(fifty.sql)).toBe(touching(one.sql));
     }
-    // 12: count, page, then one per relation (statistics, organization, trades, managers and organization users,
-    // templates, template stats, documents, versions, contractors). A template's trade is read through the
+    // 11: count, page, then one per relation (statistics, organization with its users in one statement, trades,
+    // managers, templates, template stats, documents, versions, contractors). A template's trade is read through the
     // project's trades, which the same query already loads. The caller is kept from this token's earlier
     // requests (docs/caching.md, "Callers").
-    expect(fifty.statements).toBe(12);
+    expect(fifty.statements).toBe(11);
   });
 
   it('reads the templates\' documents, versions and contractors by the page\'s project ids, without waiting for the level above', async () => {
@@ -161,8 +161,8 @@ describe('the dashboard query (Query.projects with statistics, templates, docume
     expect([one.result.body.errors, fifty.result.body.errors]).toEqual([undefined, undefined]);
     expect(fifty.result.body.data.projects.nodes).toHaveLength(PROJECTS);
     expect(fifty.result.body.data.projects.nodes.flatMap((p: { templates: unknown[] }) => p.templates)).toHaveLength(PROJECTS * 3);
-    // The 12 above, and `me` (the caller's user row).
-    expect([one.statements, fifty.statements]).toEqual([13, 13]);
+    // The 11 above, and `me` (the caller's user row).
+    expect([one.statements, fifty.statements]).toEqual([12, 12]);
   });
 
   it('really returns every level for every project, so the count above is not vacuous', async () => {

@@ -24,7 +24,7 @@ export class OrganizationResolver {
   }
 
   @Mutation(() => SwitchOrganizationPayload, { description: 'Sets the caller\'s current organization' })
-  async switchOrganization(@Arg('organizationId', () => ID) organizationId: string, @Ctx() { sc }: GraphQLContext): Promise<SwitchOrganizationPayload> {
+  async switchOrganization(@Arg('organizationId', () => ID) organizationId: string, @Ctx() { sc }: GraphQLContext) {
     return { organization: await new OrganizationService(sc).switch(organizationId) };
   }
 }
