@@ -116,9 +116,7 @@ export class OrganizationService {
 
   /** The caller as a user record: on the primary, where their rights were read (a replica may not have them yet). */
   async callerView(): Promise<UserView> {
-    // `app_user as u`: the caller's record, not the caller's rights (loadCallers' `from app_user u`, which the caller
-    // cache's tests look for).
-    const [row] = await (this.sc.primaryEm ?? this.sc.em).execute<UserRow[]>(`select ${USER_COLUMNS} from app_user as u where u.id = ?`, [this.sc.caller.userId]);
+    const [row] = await (this.sc.primaryEm ?? this.sc.em).execute<UserRow[]>(`select ${USER_COLUMNS} from app_user u where u.id = ?`, [this.sc.caller.userId]);
     if (!row) throw new NotFoundError('User not found');
     return userFromRow(row);
   }
