@@ -40,7 +40,7 @@ import { answerProbes, StatementRecorder } from './probe';
 /** The statements the service runs for the dashboard, by what each starts with (its white space made single spaces). */
 const KINDS = {
   count: /^select count\(\*\) as n from project p where /,
-  user: /^select u\.id, u\.first_name, .* from app_user as u where u\.id = /,
+  user: /^select u\.id, u\.first_name, .* from app_user u where u\.id = /,
   organizations: /^select o\.id, o\.name, .* from organization o where /,
   page: /^select p\.id, p\.legacy_id, .* from project p where .* order by p\.created_at desc, p\.id desc limit \d+$/,
   projectStatistics: /^select ps\.project_id as id,.* from project_statistics ps /,
