@@ -37,7 +37,7 @@ import { DashboardDocument } from '../examples/graphql/generated/graphql';
  * BENCH_FLOOR=0 leaves the floor out (the two queries only).
  * After the runs, BENCH_PROFILE (default 40, 0: none) more requests of the dashboard one at a time under V8's CPU
  * profiler in the service: the sampled time per request, and the part of it in MikroORM's functions, and under them (and
- * knex's, pg's, graphql's: bench/probe.ts), which the runs' figures do not separate.
+ * knex's, pg's, graphql's: bench/probe.ts), which the runs' figures do not separate. BENCH_PROFILE_FILE=path writes that profile (a .cpuprofile).
  */
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { Session } from 'node:inspector';
+import { writeFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { performance } from 'node:perf_hooks';
 import type { RecordedStatement } from './server-process';
@@ -174,7 +175,10 @@ export function answerProbes(target: ProbedServer): void {
         .then(() => process.send!({ cmd: 'profiling' }));
     } else if (message.cmd === 'profile-stop' && session) {
       void post('Profiler.stop').then((result) => {
-        const summary = summarize((result as { profile: Parameters<typeof summarize>[0] }).profile);
+        const { profile } = result as { profile: Parameters<typeof summarize>[0] };
+        const summary = summarize(profile);
+        // The whole profile, for Chrome's DevTools or a closer look (BENCH_PROFILE_FILE, in the server's environment).
+        if (process.env.BENCH_PROFILE_FILE) writeFileSync(process.env.BENCH_PROFILE_FILE, JSON.stringify(profile));
         session!.disconnect();
         process.send!({ cmd: 'profiled', ...summary });
       });

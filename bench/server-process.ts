@@ -88,6 +88,7 @@ export class ServerProcess {
         // A benchmark's clients share one token but stand for many users: no caller's budget or share applies.
         RATE_LIMIT_GRAPHQL_COST_POINTS: '1000000000000', GRAPHQL_QUEUE_LENGTH_PER_CALLER: '100000',
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+        ...(process.env.BENCH_PROFILE_FILE ? { BENCH_PROFILE_FILE: process.env.BENCH_PROFILE_FILE } : {}),
         ...env,
       },
       // Node's own flags for the server (e.g. BENCH_SERVER_NODE_FLAGS="--cpu-prof --max-semi-space-size=32").
