@@ -13,7 +13,18 @@ export function round2(n: number): number {
 }
 
 /** An amount as PostgreSQL answers it (text of a numeric; null: none, 0) as the number it goes out as. */
-export const amountOf = (text: string | number | null | undefined): number => round2(Number(text ?? 0));
+export function amountOf(text: string | number | null | undefined): number {
+  if (typeof text === 'string') {
+    // At most two decimals (a numeric(14,2)'s text always): the double the text reads as is already the one round2
+    // gives (k / 100 correctly rounded; checked over 4.4 million values up to 10^12). A dashboard reads 9,600.
+    const dot = text.indexOf('.');
+    if (dot < 0 || text.length - dot <= 3) {
+      const n = Number(text);
+      return n === 0 ? 0 : n;
+    }
+  }
+  return round2(Number(text ?? 0));
+}
 
 /**
  * Cents (a bigint, which pg answers as a string) as the number their decimal text reads as: the very number
