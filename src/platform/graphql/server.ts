@@ -172,8 +172,10 @@ function mutationDetector(settings: TrustedDocumentsSettings): (ctx: AppContext)
  * rolled back, and the answer says so (`data: null`, the errors as they were).
  */
 function mutationSucceeded(ctx: AppContext): boolean {
-  if (ctx.status !== 200 || typeof ctx.body !== 'string') return false;
-  const answer = JSON.parse(ctx.body) as { data?: unknown; errors?: unknown[] };
+  // The answer is a Buffer (encoded once: graphqlRoutes' `answer`), or a string where a middleware wrote one.
+  const text = Buffer.isBuffer(ctx.body) ? ctx.body.toString('utf8') : ctx.body;
+  if (ctx.status !== 200 || typeof text !== 'string') return false;
+  const answer = JSON.parse(text) as { data?: unknown; errors?: unknown[] };
   if (!answer.errors?.length) return true;
   ctx.body = JSON.stringify({ ...answer, data: null });
   return false;

@@ -117,7 +117,10 @@ export function idempotency(options: IdempotencyOptions): AppMiddleware {
         }
         const ok = options.succeeded ? options.succeeded(ctx) : ctx.status >= 200 && ctx.status < 300;
         if (!ok) throw new NotStored();
-        const body = ctx.body === undefined || ctx.body === null ? '' : typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body);
+        const body = ctx.body === undefined || ctx.body === null ? ''
+          : typeof ctx.body === 'string' ? ctx.body
+            : Buffer.isBuffer(ctx.body) ? ctx.body.toString('utf8')
+              : JSON.stringify(ctx.body);
         await trx.execute(`insert into idempotency_key (user_id, key, request_hash, method, path, status, content_type, body, expires_at)
           values (?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?))
           on conflict (user_id, key) do update set request_hash = excluded.request_hash, method = excluded.method, path = excluded.path,
