@@ -1,5 +1,5 @@
 import { ID } from 'type-graphql';
-import { DEMO_IDS, DEMO_SIRETS } from '../../seed/demo-ids';
+import { DEMO_IDS, DEMO_SIRETS } from '../examples';
 import { Rest, RestRecord } from '../../platform/outputs/output';
 
 // Internal operations (REST only): contractor companies found by SIRET (#33, #34), trade categories (#29-#31).

@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { DEMO_IDS } from '../../seed/demo-ids';
+import { DEMO_IDS } from '../examples';
 import { DocumentStateEnum, IntentionEnum, VersionStatusEnum } from '../enums';
 import { CompanyInformation } from '../organizations/organization.output';
 import { NotInRest, Rest, RestRecord } from '../../platform/outputs/output';

@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import { DEMO_IDS, DEMO_USERS } from '../../seed/demo-ids';
+import { DEMO_IDS, DEMO_USERS } from '../examples';
 import { Rest, RestRecord } from '../../platform/outputs/output';
 
 /** Company identifiers, shared by organizations and directory contractors. */

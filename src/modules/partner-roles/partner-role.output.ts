@@ -1,5 +1,5 @@
 import { ID } from 'type-graphql';
-import { DEMO_IDS } from '../../seed/demo-ids';
+import { DEMO_IDS } from '../examples';
 import { Rest, RestRecord } from '../../platform/outputs/output';
 
 /** #26-#27 (REST only). */

@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { DEMO_IDS, demoLegacyId } from '../../seed/demo-ids';
+import { DEMO_IDS, demoLegacyId } from '../examples';
 import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../enums';
 import { Rest, RestRecord } from '../../platform/outputs/output';
 

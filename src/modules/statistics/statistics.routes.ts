@@ -2,7 +2,7 @@ import { ProjectParams } from '../../platform/rest/params';
 import { StatisticsService } from './statistics.service';
 import { ref } from '../../platform/outputs/output';
 import { ProjectStatistics } from './statistics.output';
-import { DEMO_IDS } from '../../seed/demo-ids';
+import { DEMO_IDS } from '../examples';
 import { route, type JsonSchema, type RouteDef } from '../../platform/rest/route';
 import { toRest } from '../../platform/rest/serialize';
 

@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { DEMO_IDS } from '../../seed/demo-ids';
+import { DEMO_IDS } from '../examples';
 import { ResponseTypeEnum } from '../enums';
 import { Document } from '../documents/document.output';
 import { Rest, RestRecord } from '../../platform/outputs/output';

@@ -1,4 +1,4 @@
-import { DEMO_IDS, demoLegacyId } from '../../seed/demo-ids';
+import { DEMO_IDS, demoLegacyId } from '../examples';
 import { IdsToUuidsInput, LEGACY_ID_LENGTH, UuidsToIdsInput } from './tools.input';
 import { LegacyIdService } from './legacy-id.service';
 import { route, type JsonSchema, type RouteDef } from '../../platform/rest/route';

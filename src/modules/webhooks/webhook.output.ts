@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { DEMO_IDS } from '../../seed/demo-ids';
+import { DEMO_IDS } from '../examples';
 import { Rest } from '../../platform/outputs/output';
 import { WEBHOOK_EVENT_TYPES } from './event-types';
 
