@@ -8,7 +8,7 @@ import type { ServiceContext } from '../../platform/service-context';
 import { amountOf } from '../../platform/money/money';
 import { uuidArraySql, uuidList } from '../../platform/database/uuid';
 import { groupBy, groupUnder } from '../../platform/database/batch';
-import { PROJECT_DOCUMENTS_FROM } from './project-documents';
+import { PROJECT_DOCUMENTS_FROM } from './document.sql';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
 export type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';

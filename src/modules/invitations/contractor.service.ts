@@ -4,7 +4,7 @@ import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError } from '../../platform/errors/errors';
 import { rowTime } from '../../platform/database/rows';
 import { isUuid, uuidArraySql } from '../../platform/database/uuid';
-import { PROJECT_DOCUMENTS_FROM } from '../documents/project-documents';
+import { PROJECT_DOCUMENTS_FROM } from '../documents/document.sql';
 import type { ServiceContext } from '../../platform/service-context';
 
 /** An entry of an architect organization's contractor directory (#22). */

@@ -8,7 +8,7 @@ import { Organization, User } from '../organizations/organization.output';
 import { ArchiveProjectPayload, CreateProjectPayload } from './project.payloads';
 import { Project, ProjectConnection } from './project.output';
 import { ProjectStatistics } from '../statistics/statistics.output';
-import { projectStatistics } from '../statistics/project-statistics';
+import { projectStatistics } from '../statistics/project-statistics.presenter';
 
 type ProjectRoot = ProjectFields;
 

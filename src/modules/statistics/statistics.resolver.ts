@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Query, Resolver, UseMiddleware } from 'type-graphql';
 import type { ProjectStatisticsView } from './statistics.service';
-import { statisticsOf } from './project-statistics';
+import { statisticsOf } from './project-statistics.presenter';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { ProjectStatistics } from './statistics.output';

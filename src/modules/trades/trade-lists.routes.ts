@@ -1,6 +1,6 @@
 import { TradeListParams } from '../../platform/rest/params';
 import { TradeListService } from './trade-list.service';
-import { TradeList, TradeListWithTrades } from '../invitations/directory.output';
+import { TradeList, TradeListWithTrades } from './trade-list.output';
 import { keyed, keyedList, route, type RouteDef } from '../../platform/rest/route';
 import { toRest } from '../../platform/rest/serialize';
 
