@@ -17,7 +17,7 @@ const PAGE_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <body><h1>A front end on another origin</h1><pre id="out">running...</pre><script src="/app.js"></script></body></html>`;
 
 const missing = chromiumMissing();
-// The one allowed skip: a machine where no browser could be installed (.ci/run says why it could not).
+// An allowed skip (a part of the machine that .ci/run could not install): a machine where no browser could be installed (.ci/run says why it could not).
 if (missing) console.warn(`SKIPPED browser test (test/browser.test.ts): ${missing}`);
 const describeInChromium = missing ? describe.skip : describe;
 

@@ -10,7 +10,7 @@ function recordingBatch() {
   return { asked, batch };
 }
 
-describe('readAheadLoader (a level read ahead by the level above, src/platform/graphql/loaders.ts)', () => {
+describe('readAheadLoader (a level read ahead by the level above, src/platform/graphql/dataloaders.ts)', () => {
   it('answers offered keys from the offered statement and asks its own batch only for the others', async () => {
     const { asked, batch } = recordingBatch();
     const loader = readAheadLoader<string | null>('test', batch, null);

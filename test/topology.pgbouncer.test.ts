@@ -25,7 +25,7 @@ const LOCK_BOUND_MS = 800;
 const STATEMENT_BOUND_MS = 4000;
 
 const missing = pgbouncerMissing();
-// The one allowed skip, as for Chromium: a machine where PgBouncer could not be installed (.ci/run says why).
+// An allowed skip (a part of the machine that .ci/run could not install, as Chromium is for the browser test): a machine where PgBouncer could not be installed (.ci/run says why).
 const describeBehindPgBouncer = missing ? describe.skip : describe;
 if (missing) console.warn(`topology.pgbouncer: skipped: ${missing}`);
 

@@ -35,7 +35,7 @@ const DASHBOARD = `{ projects(first: 50) { totalCount nodes { id name statistics
   templates { id trade { id name } documents { id state contractor { id name } versions { id version status } } } trades { id } } } }`;
 
 const missing = replicaMissing();
-// The one allowed skip, as for Chromium: a machine without PostgreSQL's server binaries (.ci/run says why).
+// An allowed skip (a part of the machine that .ci/run could not install, as Chromium is for the browser test): a machine without PostgreSQL's server binaries (.ci/run says why).
 const describeWithReplica = missing ? describe.skip : describe;
 if (missing) console.warn(`topology.replicas: skipped: ${missing}`);
 

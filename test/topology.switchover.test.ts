@@ -23,7 +23,7 @@ import { startSwitchableProxy, type SwitchableProxy } from './support/switchable
  */
 
 const missing = replicaMissing() ?? pgbouncerMissing();
-// The one allowed skip, as for Chromium: a machine without PostgreSQL's server binaries or PgBouncer (.ci/run says why).
+// An allowed skip (a part of the machine that .ci/run could not install, as Chromium is for the browser test): a machine without PostgreSQL's server binaries or PgBouncer (.ci/run says why).
 const describeTopology = missing ? describe.skip : describe;
 if (missing) console.warn(`topology.switchover: skipped: ${missing}`);
 

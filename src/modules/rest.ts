@@ -29,8 +29,8 @@ import { tradeRoutes } from './trades/trades.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
 
 /**
- * Every REST operation of interface.md, and the extensions beside it (leveling); within a file, specific paths
- * come before parameterised ones.
+ * Every REST operation of the published interface document (interface.md, kept outside this repository), and the
+ * extensions beside it (leveling); within a file, specific paths come before parameterised ones.
  */
 export const ALL_ROUTES: RouteDef[] = [
   ...projectRoutes,

@@ -11,7 +11,7 @@ export const PGBOUNCER_ADMIN = 'pgbouncer_admin';
 /** Debian's pgbouncer package; .ci/run installs it when missing. */
 export const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
 
-/** Why no PgBouncer can run here (the one allowed skip, as for Chromium), or null. */
+/** Why no PgBouncer can run here (an allowed skip, as for Chromium: .ci/run installs it where it can), or null. */
 export function pgbouncerMissing(): string | null {
   if (!existsSync(PGBOUNCER)) return `no PgBouncer at ${PGBOUNCER} (.ci/run installs Debian's pgbouncer package; PGBOUNCER_PATH names another)`;
   return null;

@@ -19,7 +19,7 @@ export function postgresBinaries(): string | null {
   return versions.length ? path.join(root, versions[0], 'bin') : null;
 }
 
-/** Why no streaming replica can be made here (the one allowed skip), or null. */
+/** Why no streaming replica can be made here (an allowed skip: .ci/run installs them where it can), or null. */
 export function replicaMissing(): string | null {
   return postgresBinaries() ? null : 'no PostgreSQL server binaries with pg_basebackup under /usr/lib/postgresql (PG_BIN_DIR names others)';
 }

@@ -4,7 +4,7 @@ import { round2 } from '../../src/platform/money/money';
 
 /**
  * The statistics formulas as they were computed before issue 10, from the documents' whole histories on
- * every read: the oracle the property test (test/statistics.property.test.ts) holds the maintained
+ * every read: the oracle the fuzz test (test/fuzz/statistics.fuzz.test.ts) holds the maintained
  * statistics to. Kept verbatim; only the service's read path changed.
  */
 /**
