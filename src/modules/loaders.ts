@@ -123,8 +123,3 @@ export function createLoaders(sc: ServiceContext, selection: OperationSelection)
 
 export type Loaders = ReturnType<typeof createLoaders>;
 
-/** A template of a project, through the project's templates (the loader of `Project.templates`); null when gone. */
-export async function templateOf(loaders: Loaders, projectId: string, templateId: string): Promise<TemplateFields | null> {
-  return (await loaders.templates.load(projectId)).find((t) => t.id === templateId) ?? null;
-}
-

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { PROJECT_LOCKS } from '../../src/modules/access';
+import { PROJECT_LOCKS } from '../../src/modules/project-locks';
 
 /**
  * The project's write lock held from a client of the test's own, as an archive holds it (src/modules/access.ts): a

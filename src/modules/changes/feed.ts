@@ -9,7 +9,7 @@ import { loadCallers } from '../../platform/auth/caller.service';
 import type { ServiceContext } from '../../platform/service-context';
 import { projectsForResync, type Watch } from './subscription.service';
 import { createContext, type GraphQLContext } from '../context';
-import { templateOf } from '../loaders';
+import { templateOf } from '../templates/template.payloads';
 import { UpdateQueue } from './queue';
 import type { Admission } from '../../platform/http/admission';
 import { inSpan } from '../../platform/telemetry/tracing';

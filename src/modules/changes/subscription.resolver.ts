@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { SubscriptionService } from './subscription.service';
 import type { GraphQLContext } from '../context';
-import { templateOf } from '../loaders';
+import { templateOf } from '../templates/template.payloads';
 import type { ProjectChangeRoot, TemplateChangeRoot } from './feed';
 import type { SubscriptionContext } from './websocket';
 import { ProjectChange, TemplateChange } from './change.type';

@@ -3,7 +3,7 @@ import { ContractorInvitationInput, InviteContractorsInput } from './invitation.
 import { InvitationService } from './invitation.service';
 import { validateInstance } from '../../platform/validation/validation';
 import type { GraphQLContext } from '../context';
-import { templateOf } from '../loaders';
+import { templateOf } from '../templates/template.payloads';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Document } from '../documents/document.output';
 import { payloadProject, type ProjectPayloadRoot } from '../projects/project.payloads';

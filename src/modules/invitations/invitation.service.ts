@@ -1,7 +1,8 @@
 import { uuidArraySql } from '../../platform/database/uuid';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../../platform/errors/errors';
-import { holdWritable, writableProject } from '../access';
+import { writableProject } from '../access';
+import { holdWritable } from '../project-locks';
 import { DocumentService, type DocumentView } from '../documents/document.service';
 import type { InviteContractorsInput } from './invitation.input';
 import { newLegacyId } from '../../platform/database/legacy-id';

@@ -6,7 +6,8 @@ import {
   Membership, Project, ProjectManager, ProjectTrade, TradeList, type ConstructionType, type ProjectOptionalDates, type ProjectScopes,
   type ProjectSiteAddress, type ResponseType,
 } from '../entities';
-import { archiveLock, canSeeOrganization, visibleProject } from '../access';
+import { canSeeOrganization, visibleProject } from '../access';
+import { archiveLock } from '../project-locks';
 import type { CreateProjectInput } from './project.input';
 import { dayOf } from '../../platform/validation/rules';
 import { keysetPage, type Page } from '../../platform/database/pagination';

@@ -1,8 +1,17 @@
 import { Ctx, Field, FieldResolver, ID, ObjectType, Resolver, Root, type ClassType } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { templateOf } from '../loaders';
+import type { Loaders } from '../loaders';
+import type { TemplateFields } from './template.service';
 import { payloadProject, type ProjectPayloadRoot } from '../projects/project.payloads';
 import { Template } from './template.output';
+
+/**
+ * A template of a project, through the project's templates (the loader of `Project.templates`); null when gone. Here,
+ * with the payloads that resolve a template, for the other modules whose payloads and events name one.
+ */
+export async function templateOf(loaders: Loaders, projectId: string, templateId: string): Promise<TemplateFields | null> {
+  return (await loaders.templates.load(projectId)).find((t) => t.id === templateId) ?? null;
+}
 
 @ObjectType({ description: '`project.templates` lists the new template; `parentTemplate.slices` the new slice', simpleResolvers: true })
 export class AddTemplatePayload implements ProjectPayloadRoot {
