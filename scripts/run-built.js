@@ -12,10 +12,11 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { copyAssets } = require('./copy-assets');
 
 const ROOT = path.resolve(__dirname, '..');
-/** What tsconfig.build.json compiles, and the settings that shape its output. */
-const INPUTS = ['src', 'bench', 'mikro-orm.config.ts', 'tsconfig.json', 'tsconfig.build.json'];
+/** What the build compiles (tsconfig.build.json) or copies (scripts/copy-assets.js), and the settings that shape its output. */
+const INPUTS = ['src', 'bench', 'examples/graphql', 'mikro-orm.config.ts', 'tsconfig.json', 'tsconfig.build.json'];
 /** Written by every build (tsc's incremental state), touched by ours: the time of the last build. */
 const BUILD_STAMP = 'dist/.tsbuildinfo';
 
@@ -64,6 +65,8 @@ function ensureBuilt(root, entry, { tsc = findTsc(root), log = (line) => console
   log(`${why}: compiling (tsc --noCheck)...`);
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) return `the build failed (tsc exited with ${result.status ?? result.signal})`;
+  // What the service reads at run time besides its code (the IDE's files, its example documents).
+  copyAssets(root);
   const stamp = path.join(root, BUILD_STAMP);
   // tsc leaves its state file alone when nothing needed emitting (a file touched, not changed).
   const now = new Date();

@@ -1,5 +1,5 @@
 import { getIntrospectionQuery } from 'graphql';
-import { SUBSCRIPTION_EXAMPLE, dashboardQuery } from '../src/platform/graphql/ide';
+import { dashboardQuery, subscriptionExample } from '../src/platform/graphql/ide';
 import { startAppOn, startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { gql } from './support/graphql';
@@ -81,11 +81,11 @@ describe('GET /graphql in a browser: the IDE page, from this service only', () =
 });
 
 describe('The IDE page: sign-in with the development provider, a bearer token, the dashboard query', () => {
-  it('opens with the dashboard query of src/graphql/ide/dashboard.graphql, and signs in through /auth/token', async () => {
+  it('opens with the dashboard query of examples/graphql/dashboard.graphql, and signs in through /auth/token', async () => {
     const html = (await openInBrowser(t.url)).text;
     expect(pageSettings(html)).toEqual({
       endpoint: '/graphql', tokenEndpoint: '/auth/token', clientId: 'svc-api', scope: 'svc email profile',
-      exampleQuery: await dashboardQuery(), subscriptionExample: SUBSCRIPTION_EXAMPLE,
+      exampleQuery: await dashboardQuery(), subscriptionExample: await subscriptionExample(),
     });
     expect(html).toContain('<form id="ide-sign-in"');
     expect(html).toContain('<form id="ide-token">');
@@ -106,7 +106,7 @@ describe('The IDE page: sign-in with the development provider, a bearer token, t
   it('runs the subscription example of its second tab over WebSocket', async () => {
     const c = wsClient(t.url, architect);
     try {
-      const sub = subscribe<{ projectChanged: { changes: string[]; project: { statistics: { answered: number } } } }>(c.client, SUBSCRIPTION_EXAMPLE, { projectIds: [DEMO_IDS.projects.school] });
+      const sub = subscribe<{ projectChanged: { changes: string[]; project: { statistics: { answered: number } } } }>(c.client, await subscriptionExample(), { projectIds: [DEMO_IDS.projects.school] });
       await eventually(async () => (await t.app.metrics.subscriptionsActive.get()).values.some((v) => v.value === 1), 'subscribed');
       await queryRows(t.databaseUrl, `update document set intention = 'MAYBE' where id = $1`, [DEMO_IDS.documents.schoolDemolitionPetit]);
       const update = await sub.next();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -21,20 +21,13 @@ const PAGE_CSP = [
   "img-src 'self' data:", "connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 
-/** The directory holding package.json: the browser files are read from the sources, under `npm start` (dist) too. */
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${__dirname}`);
-    dir = parent;
-  }
-  return dir;
-}
-
-const IDE_SOURCES = path.join(projectRoot(), 'src', 'platform', 'graphql', 'ide');
-
-const EXAMPLES = path.join(projectRoot(), 'examples', 'graphql');
+/**
+ * The browser files, and the example documents the IDE opens with, beside this file: in src/ for the tests, and in
+ * dist/ once built (`npm run build` copies them: scripts/copy-assets.js), so that a deployment of dist/ and
+ * node_modules/ alone serves the IDE.
+ */
+const BROWSER = path.join(__dirname, 'browser');
+const EXAMPLES = path.resolve(__dirname, '../../../../examples/graphql');
 
 /**
  * The dashboard query the IDE opens with: the front end's own (examples/graphql, which codegen types) with the
@@ -47,35 +40,11 @@ export async function dashboardQuery(): Promise<string> {
 
 /**
  * The IDE's second tab: a subscription, over WebSocket (graphql-ws), that shows the dashboard's figures as
- * contractors answer; the README shows the same (docs/subscriptions.md).
+ * contractors answer (examples/graphql/ide/live-dashboard.graphql; the README shows the same, docs/subscriptions.md).
  */
-export const SUBSCRIPTION_EXAMPLE = `# Live: run it, then change something (invite a contractor in another tab, or insert an answer in the database).
-# An update comes per changed project, at most one per coalescing window; leave projectIds out for every project.
-subscription DashboardChanges($projectIds: [ID!]) {
-  projectChanged(projectIds: $projectIds) {
-    projectId
-    changes
-    documentIds
-    project {
-      id
-      name
-      statistics {
-        answered
-        mayAnswer
-        declined
-        contractors
-        budgets {
-          simulatedCost
-          projectDeviation {
-            value
-            percent
-          }
-        }
-      }
-    }
-  }
+export function subscriptionExample(): Promise<string> {
+  return readFile(path.join(EXAMPLES, 'ide', 'live-dashboard.graphql'), 'utf8');
 }
-`;
 
 interface Asset {
   file: string;
@@ -94,8 +63,8 @@ function assets(): Map<string, Asset> {
     'graphiql.min.css': { file: path.join(graphiql, 'graphiql.min.css'), type: 'text/css' },
     // Subscriptions: graphql-ws's browser build (the global `graphqlWs`), the client of the service's own protocol.
     'graphql-ws.min.js': { file: path.join(packageDir('graphql-ws'), 'umd', 'graphql-ws.min.js'), type: 'application/javascript' },
-    'ide.js': { file: path.join(IDE_SOURCES, 'browser', 'ide.js'), type: 'application/javascript' },
-    'ide.css': { file: path.join(IDE_SOURCES, 'browser', 'ide.css'), type: 'text/css' },
+    'ide.js': { file: path.join(BROWSER, 'ide.js'), type: 'application/javascript' },
+    'ide.css': { file: path.join(BROWSER, 'ide.css'), type: 'text/css' },
   }));
 }
 
@@ -104,7 +73,7 @@ interface Build {
   html: string;
 }
 
-function renderPage(buildId: string, config: Config, exampleQuery: string): string {
+function renderPage(buildId: string, config: Config, exampleQuery: string, subscription: string): string {
   const asset = (name: string) => `${IDE_ASSETS_PATH}/${buildId}/${name}`;
   const settings = {
     endpoint: '/graphql',
@@ -112,7 +81,7 @@ function renderPage(buildId: string, config: Config, exampleQuery: string): stri
     clientId: config.auth.clientId,
     scope: `${config.auth.scope} email profile`,
     exampleQuery,
-    subscriptionExample: SUBSCRIPTION_EXAMPLE,
+    subscriptionExample: subscription,
   };
   // `<` escaped: the JSON can never close its script element.
   const json = JSON.stringify(settings).replace(/</g, '\\u003c');
@@ -169,7 +138,7 @@ export function createIde(config: Config): { page: AppMiddleware; asset: AppMidd
     }
     for (const name of ['ide.js', 'ide.css']) hash.update(await readFile(files.get(name)!.file));
     const id = hash.digest('hex').slice(0, 12);
-    return { id, html: renderPage(id, config, await dashboardQuery()) };
+    return { id, html: renderPage(id, config, await dashboardQuery(), await subscriptionExample()) };
   })().catch((err) => {
     build = null;
     throw err;
