@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config';
-import { adminQuery, dropDatabase, withDatabase } from '../src/platform/database/database';
+import { adminQuery, dropDatabase, withDatabase } from '../src/platform/database/admin';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../src/platform/database/embedded';
 import { DEMO_ARCHITECT_CALLER, DEMO_PASSWORD, DEMO_USERS, loadDemoData } from '../src/seed/demo-data';
 import { createApp, listen } from '../src/app';

@@ -11,7 +11,7 @@ import { createClient, type Client as WsClient } from 'graphql-ws';
 import { Client } from 'pg';
 import WebSocket from 'ws';
 import { ormConfig } from '../mikro-orm.config';
-import { adminQuery, withDatabase } from '../src/platform/database/database';
+import { adminQuery, withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, loadDemoData } from '../src/seed/demo-data';
 import { freePort } from '../test/support/ports';
 import { BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';

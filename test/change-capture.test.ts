@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { DEMO_IDS } from '../src/seed/demo-ids';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../src/platform/database/embedded';
-import { withDatabase } from '../src/platform/database/database';
+import { withDatabase } from '../src/platform/database/admin';
 import { startTestApp, type TestApp } from './support/app';
 import { adminQuery, queryRows } from './support/databases';
 import { freePort } from './support/ports';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { withDatabase } from '../src/platform/database/database';
+import { withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { startAppOn, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';

@@ -5,7 +5,7 @@ import { adminQuery, dropDatabase, queryRows } from './support/databases';
 import { request } from './support/http';
 import { startInstanceProcess, type InstanceProcess } from './support/instance-process';
 import { Client } from 'pg';
-import { withDatabase } from '../src/platform/database/database';
+import { withDatabase } from '../src/platform/database/admin';
 import { MIGRATION_LOCK } from '../src/platform/database/migrate';
 
 /**

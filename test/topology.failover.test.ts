@@ -1,4 +1,4 @@
-import { withDatabase } from '../src/platform/database/database';
+import { withDatabase } from '../src/platform/database/admin';
 import { startAppOn, type TestApp } from './support/app';
 import { FAILOVER_ENV as ENV, capture, expectRules, logSummary, report, underLoad, type LogLine, type Outcome } from './support/failover-scenario';
 import { replicaMissing, startReplicatedCluster, type ReplicatedCluster } from './support/replica-cluster';

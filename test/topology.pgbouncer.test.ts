@@ -10,7 +10,8 @@ import { pgbouncerMissing, startPgBouncer, type PgBouncer } from './support/pgbo
 import { eventually, subscribe, wsClient, type TestWsClient } from './support/subscriptions';
 import { answerFirstDocumentWithSql } from './support/tender-builder';
 import { loadConfig } from '../src/platform/config';
-import { probeSessionSettings, withDatabase } from '../src/platform/database/database';
+import { probeSessionSettings } from '../src/platform/database/session-settings';
+import { withDatabase } from '../src/platform/database/admin';
 
 /**
  * The service behind a PgBouncer in transaction mode (issue 21, README "Scale out"): Debian's pgbouncer, started

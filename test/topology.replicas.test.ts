@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { ormConfig } from '../mikro-orm.config';
-import { adminQuery, withDatabase } from '../src/platform/database/database';
+import { adminQuery, withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { loadDemoData } from '../src/seed/demo-data';
 import { QueryCounter, startAppOn, type TestApp } from './support/app';

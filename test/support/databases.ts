@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { adminQuery, dropDatabase, withDatabase } from '../../src/platform/database/database';
+import { adminQuery, dropDatabase, withDatabase } from '../../src/platform/database/admin';
 
 export { adminQuery, dropDatabase };
 

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
-import { withDatabase } from '../../src/platform/database/database';
+import { withDatabase } from '../../src/platform/database/admin';
 import { startEmbeddedCluster } from '../../src/platform/database/embedded';
 import { loadDemoData } from '../../src/seed/demo-data';
 import { RUN_DB_PREFIX, adminQuery, sweepOldRunDatabases } from './databases';

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config';
-import { adminQuery, dropDatabase, withDatabase } from '../../src/platform/database/database';
+import { adminQuery, dropDatabase, withDatabase } from '../../src/platform/database/admin';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/platform/database/embedded';
 import { loadDemoData } from '../../src/seed/demo-data';
 import { freePort } from './ports';

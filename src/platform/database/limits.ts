@@ -237,7 +237,7 @@ export function serverSettings(limits: DatabaseLimits): Record<string, string> {
 
 /**
  * The settings as node-postgres sends them in the startup packet: the request pool's connection options, and what
- * the start's probe offers (src/platform/database/database.ts), so that the probe tries exactly what the pool will send.
+ * the start's probe offers (src/platform/database/session-settings.ts), so that the probe tries exactly what the pool will send.
  */
 export function startupParameters(limits: DatabaseLimits): Record<string, unknown> {
   return {

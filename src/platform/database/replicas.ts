@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { ReplicaConfig } from '../config';
-import { describeDatabase, type ReplicaEndpoint } from './database';
+import { describeDatabase } from './describe';
+import { type ReplicaEndpoint } from './replica-pools';
 import { WRITES_CHANNEL } from '../events/change-event';
 import { databaseFault } from '../errors/errors';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client as PgClient, type Client, type ClientConfig } from 'pg';
 import { LogicalReplicationService, PgoutputPlugin, type Pgoutput } from 'pg-logical-replication';
 import type { Logger } from 'pino';
-import { describeDatabase } from '../database/database';
+import { describeDatabase } from '../database/describe';
 import { CALLER_CHANNEL, CHANGE_CHANNEL, WEBHOOK_CHANNEL, WRITES_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
 
 /** The instance's proof that it hears: a notification to itself, sent through the request path. */

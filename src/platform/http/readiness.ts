@@ -12,7 +12,7 @@ export interface ListenerStatus {
  * What `/readyz` answers (decisions.md section 8, docs/faults.md): ready while the database answers within
  * the readiness bound and the process is not shutting down.
  *
- * `databaseAnswers` goes through a probe pool (src/platform/database/database.ts), never the request pool: it never waits behind
+ * `databaseAnswers` goes through a probe pool (src/platform/database/pools.ts), never the request pool: it never waits behind
  * requests queued for a connection, so a saturated pool does not pull every instance out of the load balancer
  * at once, while a database that does not answer does. Behind a transaction pooler, whose server connections
  * every instance shares, the same reasoning puts the `select 1` on the direct connection and asks of the pooler
