@@ -1,3 +1,4 @@
+// Over 400 lines: a committed migration, applied as it is; its SQL is never changed (its functions and triggers in one step).
 import { Migration } from '@mikro-orm/migrations';
 
 /**

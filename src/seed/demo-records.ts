@@ -1,3 +1,4 @@
+// Over 400 lines: data, not logic (every demo record, in the order decisions.md section 3 lists them).
 /**
  * The demo data's records (decisions.md section 3): the users, organizations, projects, consultations and answers
  * that `npm start` loads on the embedded default database and that the tests rely on. Everything is deterministic
