@@ -1,7 +1,8 @@
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
-import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError, toAppError } from '../errors/errors';
+import { AppError, ForbiddenError, ServiceUnavailableError, UnauthenticatedError } from '../errors/errors';
+import { toAppError } from '../errors/database-faults';
 import { isUuid } from '../database/uuid';
 
 /** What a verified access token says about its bearer. */

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ormConfig } from '../../../mikro-orm.config';
 import type { Config, DatabaseLimits } from '../config';
 import type { SessionSettings } from './limits';
-import { isDatabaseUnavailable } from '../errors/errors';
+import { isDatabaseUnavailable } from '../errors/database-faults';
 import { startEmbeddedCluster, type EmbeddedCluster } from './embedded';
 import { migrate, pendingMigrations } from './migrate';
 import { endBusySessions, ensureDatabase, withDatabase } from './admin';

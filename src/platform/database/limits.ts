@@ -16,7 +16,7 @@ const READ_TIMEOUT = 'Query read timeout';
  *
  * - `cut`: a connection given up on a read timeout. Its transaction then ended under it, and knex refuses the
  *   statements that follow with 'Transaction query already complete': a database fault only then
- *   (src/platform/errors/errors.ts); anywhere else the same words are a programming error.
+ *   (src/platform/errors/database-faults.ts); anywhere else the same words are a programming error.
  * - `wrote`: the primary's pool committed a write of this unit of work, in a transaction (knex's COMMIT) or as a
  *   single statement outside one. Its caller's later reads must see it (read-your-writes, src/platform/database/replicas.ts),
  *   whichever route or resolver wrote: one place sees every commit.
@@ -46,7 +46,7 @@ export function watchingConnectionCuts<T>(fn: () => T): T {
 /** Whether a connection of the current unit of work was given up on a read timeout. */
 export const connectionCutHere = (): boolean => unitsOfWork.getStore()?.cut === true;
 
-/** Whether a COMMIT of the current unit of work went unanswered (src/platform/errors/errors.ts says so to the caller). */
+/** Whether a COMMIT of the current unit of work went unanswered (src/platform/errors/database-faults.ts says so to the caller). */
 export const commitOutcomeUnknownHere = (): boolean => unitsOfWork.getStore()?.commitUnknown === true;
 
 /** The last failure of a statement of the current unit of work, if any. */

@@ -4,7 +4,7 @@ import type { ReplicaConfig } from '../config';
 import { describeDatabase } from './describe';
 import { type ReplicaEndpoint } from './replica-pools';
 import { WRITES_CHANNEL } from '../events/change-event';
-import { databaseFault } from '../errors/errors';
+import { databaseFault } from '../errors/database-faults';
 
 /**
  * Read replicas (README, "Scale out"): read-only work of a request goes to a streaming replica of the primary

@@ -2,7 +2,8 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
-import { type AppError, RetryLaterError, ValidationError, toAppError } from './errors';
+import { type AppError, RetryLaterError, ValidationError } from './errors';
+import { toAppError } from './database-faults';
 
 /** Codes graphql-js and Apollo give the caller's own mistakes (syntax, unknown fields, limits, variables). */
 const CLIENT_CODES = new Set([

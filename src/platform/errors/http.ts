@@ -1,4 +1,5 @@
-import { AppError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RetryLaterError, UnsupportedMediaTypeError, ValidationError, toAppError } from './errors';
+import { AppError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RetryLaterError, UnsupportedMediaTypeError, ValidationError } from './errors';
+import { toAppError } from './database-faults';
 import type { AppContext, AppMiddleware } from '../http/state';
 import { graphqlErrorOf } from './graphql';
 

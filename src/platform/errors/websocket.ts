@@ -1,6 +1,7 @@
 import { CloseCode } from 'graphql-ws';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { ForbiddenError, RetryLaterError, UnauthenticatedError, toAppError } from './errors';
+import { ForbiddenError, RetryLaterError, UnauthenticatedError } from './errors';
+import { toAppError } from './database-faults';
 
 /**
  * Close codes of a WebSocket connection (graphql-ws's 4401 Unauthorized and 4403 Forbidden, and the registry's
