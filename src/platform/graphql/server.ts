@@ -13,7 +13,7 @@ import { idempotency } from '../http/idempotency';
 import type { AppContext, AppMiddleware, AppState } from '../http/state';
 import { Metrics } from '../metrics';
 import type { TokenVerifier } from '../auth/token-verifier';
-import { trustedDocumentOf, type TrustedDocumentsSettings } from './trusted-documents';
+import { trustedDocumentOf, trustedDocumentsRewrite, type TrustedDocumentsSettings } from './trusted-documents';
 import type { CallerCache } from '../auth/caller-cache';
 import { operationRouting, type GraphQLContext, type LoadersFactory } from './context';
 import { classifyGraphQLError, graphqlErrorFormatter, retryLaterPlugin } from '../errors/graphql';
@@ -181,28 +181,6 @@ function mutationSucceeded(ctx: AppContext): boolean {
   return false;
 }
 
-/** A GET parameter holding JSON (`extensions`), or undefined: an unparsable one is Apollo's to refuse. */
-function parsedJson(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/**
- * A request named by id, rewritten as the request of its document: `query` set, the id gone (Apollo, whose own
- * persisted queries are off, would refuse `extensions.persistedQuery`).
- */
-function resolvedById(request: Record<string, unknown>, document: string): Record<string, unknown> {
-  const { documentId: _id, extensions, ...rest } = request;
-  const resolved: Record<string, unknown> = { ...rest, query: document };
-  const others = extensions && typeof extensions === 'object' ? Object.fromEntries(Object.entries(extensions).filter(([k]) => k !== 'persistedQuery')) : extensions;
-  if (others !== undefined && !(typeof others === 'object' && others !== null && !Object.keys(others).length)) resolved.extensions = others;
-  return resolved;
-}
-
 /** What the modules give the GraphQL server (src/modules/schema.ts, src/modules/context.ts). */
 export interface GraphQLModules {
   schema: GraphQLSchema;
@@ -317,34 +295,7 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
     return next();
   };
   // By id, from the front end's manifest, where trusted documents are on; in `only` mode, nothing else (trusted-documents.ts).
-  const trusted: AppMiddleware = (ctx, next) => {
-    const settings = config.graphql.trustedDocuments;
-    if (settings.mode === 'off') return next();
-    const email = ctx.state.caller?.email ?? null;
-    if (ctx.method === 'POST') {
-      const body = ctx.request.body as Record<string, unknown> | undefined;
-      if (!body || typeof body !== 'object' || Array.isArray(body)) return next();
-      const document = trustedDocumentOf(settings, body, email);
-      if (document !== null) {
-        const resolved = resolvedById(body, document);
-        for (const key of Object.keys(body)) delete body[key];
-        Object.assign(body, resolved);
-      }
-      return next();
-    }
-    const params: Record<string, unknown> = Object.fromEntries(new URLSearchParams(ctx.querystring));
-    params.extensions = parsedJson(params.extensions as string | undefined);
-    const document = trustedDocumentOf(settings, params, email);
-    if (document !== null) {
-      const resolved = resolvedById(params, document);
-      const search = new URLSearchParams();
-      for (const [name, value] of Object.entries(resolved)) {
-        if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-      }
-      ctx.url = `${ctx.path}?${search}`;
-    }
-    return next();
-  };
+  const trusted = trustedDocumentsRewrite(config.graphql.trustedDocuments);
   const ide = config.graphql.landingPage ? createIde(config) : null;
   const idePage: AppMiddleware = (ctx, next) => (ide && isLandingPageRequest(ctx) ? ide.page(ctx, next) : next());
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../env';
 import { TrustedDocumentError } from '../errors/errors';
+import type { AppMiddleware } from '../http/state';
 
 /**
  * Trusted documents (docs/trusted-documents.md): the first-party front end's operations, known at build time, in the
@@ -82,4 +83,60 @@ export function trustedDocumentOf(settings: TrustedDocumentsSettings, request: R
     throw new TrustedDocumentError('TRUSTED_DOCUMENT_REQUIRED', 'Only trusted documents run here: send the documentId of an operation of the front end\'s manifest');
   }
   return null;
+}
+
+/** A GET parameter holding JSON (`extensions`), or undefined: an unparsable one is Apollo's to refuse. */
+function parsedJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A request named by id, rewritten as the request of its document: `query` set, the id gone (Apollo, whose own
+ * persisted queries are off, would refuse `extensions.persistedQuery`).
+ */
+function resolvedById(request: Record<string, unknown>, document: string): Record<string, unknown> {
+  const { documentId: _id, extensions, ...rest } = request;
+  const resolved: Record<string, unknown> = { ...rest, query: document };
+  const others = extensions && typeof extensions === 'object' ? Object.fromEntries(Object.entries(extensions).filter(([k]) => k !== 'persistedQuery')) : extensions;
+  if (others !== undefined && !(typeof others === 'object' && others !== null && !Object.keys(others).length)) resolved.extensions = others;
+  return resolved;
+}
+
+/**
+ * The request named by id rewritten as the request of its document, before Apollo sees it (POST body, or GET
+ * parameters); in `only` mode, an arbitrary document refused unless the caller may send one.
+ */
+export function trustedDocumentsRewrite(settings: TrustedDocumentsSettings): AppMiddleware {
+  return (ctx, next) => {
+    if (settings.mode === 'off') return next();
+    const email = ctx.state.caller?.email ?? null;
+    if (ctx.method === 'POST') {
+      const body = ctx.request.body as Record<string, unknown> | undefined;
+      if (!body || typeof body !== 'object' || Array.isArray(body)) return next();
+      const document = trustedDocumentOf(settings, body, email);
+      if (document !== null) {
+        const resolved = resolvedById(body, document);
+        for (const key of Object.keys(body)) delete body[key];
+        Object.assign(body, resolved);
+      }
+      return next();
+    }
+    const params: Record<string, unknown> = Object.fromEntries(new URLSearchParams(ctx.querystring));
+    params.extensions = parsedJson(params.extensions as string | undefined);
+    const document = trustedDocumentOf(settings, params, email);
+    if (document !== null) {
+      const resolved = resolvedById(params, document);
+      const search = new URLSearchParams();
+      for (const [name, value] of Object.entries(resolved)) {
+        if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+      }
+      ctx.url = `${ctx.path}?${search}`;
+    }
+    return next();
+  };
 }
