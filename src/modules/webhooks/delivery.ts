@@ -242,16 +242,23 @@ export class WebhookDelivery {
     await this.sql(`with r as (
         select * from jsonb_to_recordset(?::jsonb) as r(delivery_id uuid, attempt int, outcome text, status int, body text,
           error text, duration_ms int, retry_in_ms float8, attempted_at timestamptz)
+      ), endpoints as (
+        -- The endpoints first, then their deliveries: the order a webhook's deletion takes them in (the endpoint, then
+        -- its deliveries by cascade). Otherwise the attempt's foreign key asked for the endpoint only at the end of
+        -- the statement, after the delivery's row lock, and a deletion in between deadlocked with it (a 500).
+        select ep.id from webhook_endpoint ep
+        where ep.id in (select d.endpoint_id from r join webhook_delivery d on d.id = r.delivery_id)
+        order by ep.id for key share of ep
       ), attempts as (
         insert into webhook_attempt (delivery_id, endpoint_id, event_id, attempt, attempted_at, duration_ms, outcome, response_status, response_body, error)
         select r.delivery_id, d.endpoint_id, d.event_id, r.attempt, r.attempted_at, r.duration_ms, r.outcome, r.status, r.body, r.error
-        from r join webhook_delivery d on d.id = r.delivery_id
+        from r join webhook_delivery d on d.id = r.delivery_id join endpoints ep on ep.id = d.endpoint_id
       )
       update webhook_delivery d set
         status = case when r.outcome = 'succeeded' then 'succeeded' when r.retry_in_ms is null then 'failed' else 'pending' end,
         next_attempt_at = case when r.retry_in_ms is null then d.next_attempt_at else clock_timestamp() + r.retry_in_ms * interval '1 millisecond' end,
         finished_at = case when r.outcome = 'succeeded' or r.retry_in_ms is null then clock_timestamp() end
-      from r where d.id = r.delivery_id and d.attempts = r.attempt and d.status = 'pending'`, [JSON.stringify(rows)]);
+      from r, endpoints ep where d.id = r.delivery_id and ep.id = d.endpoint_id and d.attempts = r.attempt and d.status = 'pending'`, [JSON.stringify(rows)]);
     await this.endpointStates(batch);
   }
 
