@@ -8,6 +8,7 @@ import { request, type HttpResponse } from './support/http';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
 import { parseExposition } from './support/prometheus';
 import { expectServiceUnavailable } from './support/retry-later';
+import { CREATE_TRADE, FAULT_ENV, sleep } from './support/failover-load';
 
 /**
  * A primary that takes no writes (issue 33): `default_transaction_read_only = on` set on a cluster of this file's own
@@ -21,16 +22,7 @@ const P = '/api/svc/v1';
 const PRJ = DEMO_IDS.projects.residence;
 /** How long the service may take to notice a change of the primary's writability (its checks may poll). */
 const NOTICE_MS = 5000;
-const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }';
-const ENV = {
-  LOG_LEVEL: 'info',
-  DATABASE_CONNECT_TIMEOUT_MS: '1000',
-  READINESS_TIMEOUT_MS: '1000',
-  LISTENER_HEARTBEAT_INTERVAL_MS: '500',
-  LISTENER_HEARTBEAT_TIMEOUT_MS: '1000',
-};
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ENV = FAULT_ENV;
 
 let cluster: OwnCluster;
 let dbUrl: string;

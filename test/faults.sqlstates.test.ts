@@ -8,6 +8,7 @@ import { gql } from './support/graphql';
 import { request, type HttpResponse } from './support/http';
 import { replicaMissing, startReplicatedCluster, type ReplicatedCluster } from './support/replica-cluster';
 import { expectServiceUnavailable } from './support/retry-later';
+import { CREATE_TRADE, FAULT_ENV, sleep } from './support/failover-load';
 import { eventually } from './support/subscriptions';
 import { startSwitchableProxy, type SwitchableProxy } from './support/switchable-proxy';
 
@@ -27,22 +28,15 @@ import { startSwitchableProxy, type SwitchableProxy } from './support/switchable
  */
 
 const PRJ = DEMO_IDS.projects.residence;
-const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }';
 const ENV = {
-  LOG_LEVEL: 'info',
-  DATABASE_CONNECT_TIMEOUT_MS: '1000',
+  ...FAULT_ENV,
   DATABASE_ACQUIRE_TIMEOUT_MS: '3000',
   DATABASE_LOCK_TIMEOUT_MS: '4000',
-  READINESS_TIMEOUT_MS: '1000',
-  LISTENER_HEARTBEAT_INTERVAL_MS: '500',
-  LISTENER_HEARTBEAT_TIMEOUT_MS: '1000',
 };
 
 const missing = replicaMissing();
 const describeWithReplica = missing ? describe.skip : describe;
 if (missing) console.warn(`faults.sqlstates: skipped: ${missing}`);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let cluster: ReplicatedCluster;
 let proxy: SwitchableProxy;

@@ -3,6 +3,7 @@ import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { startAppOn, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { queryRows } from './support/databases';
+import { FAULT_ENV, sleep } from './support/failover-load';
 import { request } from './support/http';
 import { replicaMissing, startReplicatedCluster, type ReplicatedCluster } from './support/replica-cluster';
 import { eventually, subscribe, wsClient, type TestSubscription, type TestWsClient } from './support/subscriptions';
@@ -22,11 +23,7 @@ import { WebhookReceiver, registerWebhook, verified } from './support/webhook-re
 const PRJ = DEMO_IDS.projects.residence;
 const READY_AGAIN_MS = 10000;
 const ENV = {
-  LOG_LEVEL: 'info',
-  DATABASE_CONNECT_TIMEOUT_MS: '1000',
-  READINESS_TIMEOUT_MS: '1000',
-  LISTENER_HEARTBEAT_INTERVAL_MS: '500',
-  LISTENER_HEARTBEAT_TIMEOUT_MS: '1000',
+  ...FAULT_ENV,
   WEBHOOK_POLL_INTERVAL: '100ms',
   WEBHOOK_TIMEOUT: '2s',
   WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s',
@@ -35,8 +32,6 @@ const ENV = {
 const missing = replicaMissing();
 const describeWithReplica = missing ? describe.skip : describe;
 if (missing) console.warn(`topology.failover-live: skipped: ${missing}`);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Change = { projectChanged: { projectId: string; changes: string[]; documentIds: string[] } };
 

@@ -90,7 +90,19 @@ export interface Load {
   acknowledgedKeys(): string[];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The bounds every fault test runs the service with: short connect and readiness bounds, a fast heartbeat. */
+export const FAULT_ENV = {
+  LOG_LEVEL: 'info',
+  DATABASE_CONNECT_TIMEOUT_MS: '1000',
+  READINESS_TIMEOUT_MS: '1000',
+  LISTENER_HEARTBEAT_INTERVAL_MS: '500',
+  LISTENER_HEARTBEAT_TIMEOUT_MS: '1000',
+};
+
+/** The GraphQL write the fault tests send. */
+export const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }';
 
 interface Sent {
   status: number;
@@ -135,7 +147,6 @@ export function judge(kind: LoadKind, sent: Sent, retried: boolean): { verdict: 
   return { verdict: 'wrong', detail };
 }
 
-const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createProjectTrade(projectId: $p, input: $i) { trade { id } } }';
 const PROJECT_TRADES = 'query($id: ID!) { project(id: $id) { id trades { id name } } }';
 
 export function startLoad(opts: LoadOptions): Load {

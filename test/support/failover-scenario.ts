@@ -1,7 +1,7 @@
 import { DEMO_IDS, DEMO_USERS } from '../../src/seed/demo-data';
 import type { TestApp } from './app';
 import { tokenFor } from './auth';
-import { auditWrites, groupWrong, startLoad, type Load, type LoadSummary, type WriteAudit } from './failover-load';
+import { FAULT_ENV, auditWrites, groupWrong, sleep, startLoad, type Load, type LoadSummary, type WriteAudit } from './failover-load';
 import { request } from './http';
 
 /**
@@ -25,17 +25,13 @@ const WARM_MS = 1500;
 const AFTER_SWITCH_MS = Number(process.env.FAILOVER_AFTER_SWITCH_MS ?? 5000);
 const WORKERS = Number(process.env.FAILOVER_WORKERS ?? 2);
 export const FAILOVER_ENV = {
-  LOG_LEVEL: 'info',
-  DATABASE_CONNECT_TIMEOUT_MS: '1000',
-  READINESS_TIMEOUT_MS: '1000',
-  LISTENER_HEARTBEAT_INTERVAL_MS: '500',
-  LISTENER_HEARTBEAT_TIMEOUT_MS: '1000',
+  ...FAULT_ENV,
   // Eight closed-loop GraphQL clients of one caller must not meet the caller's share (429): not what is tested here.
   GRAPHQL_MAX_CONCURRENT_OPERATIONS: '16',
   DATABASE_REPLICA_POLL_MS: '100',
 };
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep };
 
 export interface Outcome {
   summary: LoadSummary;
