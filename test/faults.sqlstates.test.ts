@@ -108,11 +108,13 @@ describeWithReplica('the error mapping per SQLSTATE, each fault real', () => {
     await eventually(async () => (await queryRows<{ n: number }>(withDatabase(cluster.replicaUrl, 'tender'), 'select count(*)::int as n from project')
       .catch(() => [{ n: 0 }]))[0].n > 0, 'the replica has the database');
   }, 60000);
+  // Stopping the service, the proxy and the two clusters after the crash tests took over jest's default 30 s once on a
+  // loaded CI machine (Node 24): the hook timed out and left the service's timers to fire after the teardown.
   afterAll(async () => {
     await t?.close();
     await proxy?.close();
     await cluster?.stop();
-  });
+  }, 90000);
 
   it('25006 read_only_sql_transaction (default_transaction_read_only on the database): REST and GraphQL writes 503 + Retry-After, reads 200', async () => {
     const from = logLines.length;
