@@ -1,5 +1,5 @@
 import { AuthSession, RefreshToken, SigningKey } from './identity/auth.entity';
-import { Contractor } from './invitations/contractor.entity';
+import { Contractor } from './contractors/contractor.entity';
 import { CreditLedgerEntry } from './invitations/credit-ledger-entry.entity';
 import { Document } from './documents/document.entity';
 import { DocumentFile } from './documents/document-file.entity';
@@ -18,7 +18,7 @@ import { TradeListTrade } from './trades/trade-list-trade.entity';
 import { User } from './organizations/user.entity';
 
 export * from './identity/auth.entity';
-export * from './invitations/contractor.entity';
+export * from './contractors/contractor.entity';
 export * from './invitations/credit-ledger-entry.entity';
 export * from './documents/document.entity';
 export * from './documents/document-file.entity';

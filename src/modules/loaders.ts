@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { ServiceContext } from '../platform/service-context';
 import { argumentLoader, mapLoader, readAheadLoader } from '../platform/graphql/dataloaders';
 import type { OperationSelection } from '../platform/graphql/selection';
-import type { ContractorDetailView } from './invitations/contractor.service';
+import type { ContractorDetailView } from './contractors/contractor.service';
 import { OrganizationService, type OrganizationView, type UserView } from './organizations/organization.service';
 import { DocumentService, VERSION_FIELDS, type PartialDocumentFields, type PartialVersionFields } from './documents/document.service';
 import { ProjectTradeService, type ProjectTradeView } from './trades/project-trade.service';

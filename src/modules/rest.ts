@@ -11,7 +11,7 @@ import type { Admission } from '../platform/http/admission';
 import { buildOpenApi } from '../platform/rest/openapi';
 import { TOKEN_COMPONENTS, tokenPath } from './identity/token.openapi';
 import { COMPANY_SCHEMAS, companyRoutes } from './companies/company.routes';
-import { contractorRoutes } from './invitations/contractors.routes';
+import { contractorRoutes } from './contractors/contractors.routes';
 import { creditsRoutes } from './invitations/credits.routes';
 import { levelingRoutes } from './leveling/leveling.routes';
 import { organizationRoutes } from './organizations/organizations.routes';

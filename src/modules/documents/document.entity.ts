@@ -1,6 +1,6 @@
 import { Entity, Enum, ManyToOne, Property, Unique, type Rel } from '@mikro-orm/core';
 import { LegacyEntity } from '../../platform/database/base.entity';
-import { Contractor } from '../invitations/contractor.entity';
+import { Contractor } from '../contractors/contractor.entity';
 import { Template } from '../templates/template.entity';
 import { TIMESTAMPTZ } from '../../platform/database/timestamp.type';
 

@@ -1,7 +1,7 @@
 import type { Time } from '../../platform/values/time';
 import { NotFoundError } from '../../platform/errors/errors';
 import { ownedBy } from '../../platform/database/tenancy';
-import { contractorsByIds, contractorsOfProjects, type ContractorDetailView } from '../invitations/contractor.service';
+import { contractorsAmong, contractorsByIds, type ContractorDetailView } from '../contractors/contractor.service';
 import { rowTime, type PgTimestamp } from '../../platform/database/rows';
 import { signedFileUrl } from './file-url';
 import type { ServiceContext } from '../../platform/service-context';
@@ -206,7 +206,11 @@ export class DocumentService {
   async contractorsByProject(projectIds: readonly string[]): Promise<Map<string, ContractorDetailView>> {
     const ids = uuidList(projectIds);
     const orgs = uuidList(this.sc.caller.adminOrganizationIds);
-    return new Map((await contractorsOfProjects(this.sc.em, ids, orgs)).map((c) => [c.id, c]));
+    if (!ids.length) return new Map();
+    const named = `
+      select d.contractor_id from ${PROJECT_DOCUMENTS_FROM}
+      where t.project_id = any(${uuidArraySql(ids)}) and ${ownedBy('p.organization_id', orgs)}`;
+    return new Map((await contractorsAmong(this.sc.em, named, orgs)).map((c) => [c.id, c]));
   }
 
   /** Directory entries of the caller's organizations by id, in one statement. */

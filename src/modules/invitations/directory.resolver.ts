@@ -1,11 +1,12 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
-import { ContractorService } from './contractor.service';
+import { ContractorService } from '../contractors/contractor.service';
 import { CreditsService } from './credits.service';
 import { CreditsUsageQuery } from './credits.input';
 import { TradeListService, type TradeListTradeView, type TradeListView } from '../trades/trade-list.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
-import { Contractor, CreditsUsage, TradeList, TradeListTrade } from './directory.output';
+import { Contractor } from '../contractors/contractor.output';
+import { CreditsUsage, TradeList, TradeListTrade } from './directory.output';
 
 /** Trade lists, the contractor directory and credits usage. */
 @Resolver(() => TradeList)

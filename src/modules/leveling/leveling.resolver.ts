@@ -3,7 +3,7 @@ import { LevelingArgs, levelingThreshold } from './leveling.input';
 import { LevelingColumn, LevelingEntry, ProjectLeveling, TemplateLeveling } from './leveling.output';
 import type { TemplateFields } from '../templates/template.service';
 import type { GraphQLContext } from '../context';
-import { Contractor } from '../invitations/directory.output';
+import { Contractor } from '../contractors/contractor.output';
 import { Project } from '../projects/project.output';
 import { Template } from '../templates/template.output';
 

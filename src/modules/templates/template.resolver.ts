@@ -5,7 +5,7 @@ import type { ProjectView } from '../projects/project.service';
 import { TemplateService, type TemplateFields } from './template.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
-import { Contractor } from '../invitations/directory.output';
+import { Contractor } from '../contractors/contractor.output';
 import { Document, DocumentVersion } from '../documents/document.output';
 import { AddTemplatePayload, DeleteTemplatePayload } from './template.payloads';
 import { Project, ProjectTrade } from '../projects/project.output';

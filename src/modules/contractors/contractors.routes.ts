@@ -1,6 +1,6 @@
 import { ContractorService } from './contractor.service';
 import { ContractorParams } from '../../platform/rest/params';
-import { Contractor } from './directory.output';
+import { Contractor } from './contractor.output';
 import { keyed, route, type RouteDef } from '../../platform/rest/route';
 import { toRest } from '../../platform/rest/serialize';
 

@@ -4,7 +4,6 @@ import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError } from '../../platform/errors/errors';
 import { rowTime } from '../../platform/database/rows';
 import { isUuid, uuidArraySql } from '../../platform/database/uuid';
-import { PROJECT_DOCUMENTS_FROM } from '../documents/document.sql';
 import type { ServiceContext } from '../../platform/service-context';
 
 /** An entry of an architect organization's contractor directory (#22). */
@@ -57,17 +56,16 @@ export async function contractorsByIds(em: EntityManager, ids: string[], organiz
 }
 
 /**
- * Directory entries of some organizations invited on the templates of some projects (of those organizations), in
- * one statement: what the documents of those projects name, read without waiting for the documents.
+ * Directory entries of some organizations among the ids a subquery selects (`idsSql`, one column of contractor
+ * ids), in one statement: how a module that names contractors (a project's documents) reads them without first
+ * reading its own rows.
  */
-export async function contractorsOfProjects(em: EntityManager, projectIds: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
-  if (!projectIds.length || !organizationIds.length) return [];
+export async function contractorsAmong(em: EntityManager, idsSql: string, organizationIds: string[]): Promise<ContractorDetailView[]> {
+  if (!organizationIds.length) return [];
   const rows = await em.execute<ContractorRow[]>(`
     select ${CONTRACTOR_COLUMNS}
     from contractor c
-    where ${ownedBy('c.organization_id', organizationIds)} and c.id in (
-      select d.contractor_id from ${PROJECT_DOCUMENTS_FROM}
-      where t.project_id = any(${uuidArraySql(projectIds)}) and ${ownedBy('p.organization_id', organizationIds)})`);
+    where ${ownedBy('c.organization_id', organizationIds)} and c.id in (${idsSql})`);
   return rows.map((c) => contractorFromRow(em, c));
 }
 
