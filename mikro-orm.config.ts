@@ -52,4 +52,3 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, l
   });
 }
 
-export default ormConfig(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');

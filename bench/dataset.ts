@@ -194,7 +194,7 @@ export async function addOtherOrganizations(execute: Run, options: DatasetOption
  * Rows of the data set (`BENCH`: everything but the other organizations', demo data included, the issue's
  * figures) or of the other organizations alone (`OTHER`).
  */
-export async function countRows(execute: Run, part: Part = 'BENCH'): Promise<DatasetCounts> {
+async function countRows(execute: Run, part: Part = 'BENCH'): Promise<DatasetCounts> {
   const others = `(select id from organization where legacy_id like 'OTHERORG%')`;
   const where = `p.organization_id ${part === 'BENCH' ? 'not in' : 'in'} ${others}`;
   const rows = await execute<Array<Record<keyof DatasetCounts, string>>>(`

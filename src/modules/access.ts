@@ -22,7 +22,7 @@ export async function writableProject(sc: ServiceContext, projectId: string): Pr
 
 export const ARCHIVED = 'The project is archived: it is read-only';
 
-export function assertWritable(project: Project): void {
+function assertWritable(project: Project): void {
   if (project.archivedAt) throw new ConflictError(ARCHIVED);
 }
 

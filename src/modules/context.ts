@@ -12,4 +12,4 @@ export function createContext(sc: ServiceContext): GraphQLContext {
   return { sc, loaders: createLoaders(sc, selection), selection };
 }
 
-export { createLoaders };
+;

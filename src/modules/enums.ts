@@ -13,8 +13,8 @@ function closedSet<T extends string>(name: string, values: readonly T[], descrip
   return enumObject;
 }
 
-export const DOCUMENT_STATES = ['PENDING', 'ANSWERED', 'IN_REVISION', 'DECLINED'] as const;
-export const CREDITS_SCOPE_TYPES = ['organization', 'headquarter'] as const;
+const DOCUMENT_STATES = ['PENDING', 'ANSWERED', 'IN_REVISION', 'DECLINED'] as const;
+const CREDITS_SCOPE_TYPES = ['organization', 'headquarter'] as const;
 
 export const ConstructionTypeEnum = closedSet('ConstructionType', CONSTRUCTION_TYPES, 'Kind of construction of a project');
 export const ResponseTypeEnum = closedSet('ResponseType', RESPONSE_TYPES, 'What contractors answer with');

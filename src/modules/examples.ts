@@ -11,7 +11,7 @@
 // ---------------------------------------------------------------------------------------------------------
 
 /** Record kinds, numbered inside demo UUIDs; legacy prefixes for the kinds that carry a legacy id. */
-export const KINDS = {
+const KINDS = {
   organization: { code: 1, legacy: 'ORG' },
   headquarter: { code: 2, legacy: 'HQS' },
   user: { code: 3, legacy: 'USR' },
@@ -39,7 +39,7 @@ export function demoUuid(kind: Kind, n: number): string {
 }
 
 /** UUIDs keyed by trade number ('01', '02', ...), numbered from `base + 1`. */
-export function numbered(kind: Kind, base: number, count: number): Readonly<Record<string, string>> {
+function numbered(kind: Kind, base: number, count: number): Readonly<Record<string, string>> {
   const ids: Record<string, string> = {};
   for (let i = 1; i <= count; i++) ids[String(i).padStart(2, '0')] = demoUuid(kind, base + i);
   return ids;

@@ -76,7 +76,7 @@ export function readEnvFile(file = '.env', env: Env = process.env): boolean {
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000 };
 
 /** `500ms`, `5s`, `30m`, `2h`, `3d` in milliseconds; null when the text is not such a duration. */
-export function parseDuration(text: string): number | null {
+function parseDuration(text: string): number | null {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
   return m ? Math.round(Number(m[1]) * UNITS[m[2]]) : null;
 }

@@ -25,7 +25,7 @@ const INTERRUPT_EVERY_MS = 250;
  * When the database work still running is ended: shortly before the timeout, so that the requests it
  * held still have time to answer (503), and never before the grace period is over.
  */
-export function interruptAt(graceMs: number, timeoutMs: number): number {
+function interruptAt(graceMs: number, timeoutMs: number): number {
   return timeoutMs - Math.min(1000, (timeoutMs - graceMs) / 2);
 }
 

@@ -17,7 +17,7 @@ import {
 } from './demo-records';
 
 export * from './demo-ids';
-export { demoCreditDate } from './demo-records';
+;
 
 // ---------------------------------------------------------------------------------------------------------
 // Loading

@@ -35,7 +35,7 @@ export interface OrganizationSpec {
   createdAt: string;
 }
 
-export function address(number: string, street: string, zipCode: string, city: string): OrganizationAddress {
+function address(number: string, street: string, zipCode: string, city: string): OrganizationAddress {
   return { number, address: street, zipCode, city, country: 'fr' };
 }
 
@@ -98,7 +98,7 @@ export interface UserSpec {
   createdAt: string;
 }
 
-export const { ADMINISTRATOR, MEMBER } = MembershipRole;
+const { ADMINISTRATOR, MEMBER } = MembershipRole;
 
 export const USERS: UserSpec[] = [
   {
@@ -158,7 +158,7 @@ export const USERS: UserSpec[] = [
 // Trade categories and trade lists
 // ---------------------------------------------------------------------------------------------------------
 
-export const CAT = DEMO_IDS.tradeCategories;
+const CAT = DEMO_IDS.tradeCategories;
 
 export const TRADE_CATEGORIES: Array<{ id: string; code: string; name: string }> = [
   { id: CAT.structure, code: 'STRUCTURE', name: 'Gros œuvre et structure' },
@@ -179,7 +179,7 @@ export const PARTNER_TRADE_CATEGORIES: Array<[key: string, categories: string[]]
   ['1005', [CAT.finitions]],
 ];
 
-export interface TradeSpec {
+interface TradeSpec {
   number: string;
   name: string;
   shortName: string;
@@ -245,7 +245,7 @@ export const USER_PARTNER_ROLES: Array<[user: string, role: string]> = [[USR.arc
 // Contractor directories
 // ---------------------------------------------------------------------------------------------------------
 
-export const CTR = DEMO_IDS.contractors;
+const CTR = DEMO_IDS.contractors;
 
 export interface ContractorSpec {
   id: string;
@@ -295,12 +295,13 @@ export const CONTRACTORS: ContractorSpec[] = [
 // Projects, templates, invitations and answers
 // ---------------------------------------------------------------------------------------------------------
 
-export const DOC = DEMO_IDS.documents;
-export const TPL = DEMO_IDS.templates;
-export const { ANSWERED, IN_REVISION, DECLINED, DRAFT } = VersionStatus;
-export const { YES, NO, MAYBE } = Intention;
+const DOC = DEMO_IDS.documents;
+const TPL = DEMO_IDS.templates;
+const { ANSWERED, IN_REVISION, DECLINED } = VersionStatus;
+export const { DRAFT } = VersionStatus;
+const { YES, NO, MAYBE } = Intention;
 
-export interface VersionSpec {
+interface VersionSpec {
   status: VersionStatus;
   subTotal: number;
   discount?: number;
@@ -357,8 +358,8 @@ export interface ProjectSpec {
   templates: TemplateSpec[];
 }
 
-export const [STANDARD_LIST, ATELIER_DEMO_LIST, CABINET_SUD_LIST] = TRADE_LISTS;
-export const DEMO_SCOPES: ProjectScopes = { currency: 'EUR', vat: 20, prorate: 2, levels: 3 };
+const [STANDARD_LIST, ATELIER_DEMO_LIST, CABINET_SUD_LIST] = TRADE_LISTS;
+const DEMO_SCOPES: ProjectScopes = { currency: 'EUR', vat: 20, prorate: 2, levels: 3 };
 
 export const PROJECTS: ProjectSpec[] = [
   {

@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 /** Debian's `chromium` package, which .ci/run installs when it is missing (../shared/stack-notes.md). */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** Why no browser test can run here, or null when Chromium is installed. */
 export function chromiumMissing(): string | null {

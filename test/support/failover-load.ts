@@ -11,10 +11,10 @@ import { queryRows } from './databases';
  * whether every acknowledged write is there exactly once.
  */
 
-export type LoadKind = 'rest-read' | 'rest-write' | 'graphql-query' | 'graphql-mutation';
+type LoadKind = 'rest-read' | 'rest-write' | 'graphql-query' | 'graphql-mutation';
 
 /** How an answer stands against the rule. */
-export type Verdict =
+type Verdict =
   /** 2xx (GraphQL: without errors). */
   | 'ok'
   /** 503 with Retry-After in the endpoint's shape (REST `{code: 503, message}`, GraphQL SERVICE_UNAVAILABLE only). */
@@ -39,7 +39,7 @@ export interface LoadAnswer {
   endedAt: number;
 }
 
-export interface WriteOutcome {
+interface WriteOutcome {
   key: string;
   kind: 'rest-write' | 'graphql-mutation';
   acknowledged: boolean;
@@ -127,7 +127,7 @@ async function send(url: string, init: RequestInit, timeoutMs: number): Promise<
 }
 
 /** Judges one answer of `kind` against the rule. */
-export function judge(kind: LoadKind, sent: Sent, retried: boolean): { verdict: Verdict; detail: string } {
+function judge(kind: LoadKind, sent: Sent, retried: boolean): { verdict: Verdict; detail: string } {
   if (sent.status === 0) return { verdict: 'wrong', detail: sent.error ?? 'no answer' };
   const graphql = kind === 'graphql-query' || kind === 'graphql-mutation';
   const body = sent.body as { errors?: Array<{ message: string; extensions?: { code?: string } }>; code?: number; message?: string } | null;

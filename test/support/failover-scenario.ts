@@ -12,11 +12,11 @@ import { request } from './http';
  * docs/faults.md on the outcome, one case per rule.
  */
 
-export const PRJ = DEMO_IDS.projects.residence;
+const PRJ = DEMO_IDS.projects.residence;
 /** The bound: writes succeed again within this of the address switch. */
-export const WRITES_AGAIN_MS = 5000;
+const WRITES_AGAIN_MS = 5000;
 /** Ready again (hearing the new primary's change messages) within this of the switch. */
-export const READY_AGAIN_MS = 10000;
+const READY_AGAIN_MS = 10000;
 const WARM_MS = 1500;
 /**
  * How long the load runs after the switch, and its closed-loop clients per kind (REST reads, REST writes, GraphQL

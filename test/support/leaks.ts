@@ -2,7 +2,7 @@
  * What no answer may show (decisions.md section 2): stack traces, SQL or PostgreSQL's messages, a
  * library's own wording, paths of the installation. Each pattern is named so that a failure says which.
  */
-export const LEAKS: ReadonlyArray<[string, RegExp]> = [
+const LEAKS: ReadonlyArray<[string, RegExp]> = [
   ['stack frame', /\bat (?:async )?[\w$.<>[\]]+ \(|\n\s+at \S|stacktrace/],
   ['filesystem path', /node_modules|\/(?:work|home|usr|tmp|root|opt|srv|var|app)\/[\w.-]+|[\w-]+\.(?:ts|js|mjs|cjs):\d+|file:\/\//],
   ['SQL', /\b(?:select|insert into|update|delete from) "|syntax error at or near|invalid input syntax|violates [\w -]*constraint|duplicate key value|relation "|column "|out of range for type|value too long for type|invalid byte sequence|unterminated quoted|current transaction is aborted|\bpg_|postgres/i],

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,10 +6,10 @@ import { Client } from 'pg';
 import { freePort } from './ports';
 
 /** The user of the admin console (`admin_users`): `admin(command)` logs in as it to the `pgbouncer` database. */
-export const PGBOUNCER_ADMIN = 'pgbouncer_admin';
+const PGBOUNCER_ADMIN = 'pgbouncer_admin';
 
 /** Debian's pgbouncer package; .ci/run installs it when missing. */
-export const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
+const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
 
 /** Why no PgBouncer can run here (an allowed skip, as for Chromium: .ci/run installs it where it can), or null. */
 export function pgbouncerMissing(): string | null {
@@ -127,7 +127,4 @@ export async function startPgBouncer(serverUrl: string, settings: Record<string,
   };
 }
 
-/** The pgbouncer binary's version line (for messages). */
-export function pgbouncerVersion(): string {
-  return spawnSync(PGBOUNCER, ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? '';
-}
+

@@ -1,5 +1,5 @@
 /** One sample of a Prometheus text exposition. */
-export interface Sample {
+interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;

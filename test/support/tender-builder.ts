@@ -11,8 +11,8 @@ import { request } from './http';
  * Documents are invited one minute apart, in the order written; versions are sent one hour apart.
  */
 
-export interface VersionSpec { status: VersionStatus; subTotal: number; discount?: number }
-export interface DocumentSpec {
+interface VersionSpec { status: VersionStatus; subTotal: number; discount?: number }
+interface DocumentSpec {
   key: string;
   /** Name of a contractor of Atelier Demo's directory, created on first use (email from the name). */
   contractor: string;
@@ -21,7 +21,7 @@ export interface DocumentSpec {
   dce?: boolean;
   versions?: VersionSpec[];
 }
-export interface TemplateSpec {
+interface TemplateSpec {
   key: string;
   budget: number;
   /** Key of the selected document. */
@@ -34,7 +34,7 @@ export interface MainTemplateSpec extends TemplateSpec {
   slices?: TemplateSpec[];
 }
 
-export const INVITED_AT = Date.parse('2026-09-01T08:00:00Z');
+const INVITED_AT = Date.parse('2026-09-01T08:00:00Z');
 export const SENT_AT = Date.parse('2026-10-01T08:00:00Z');
 
 /** A project of Atelier Demo created through the API (standard trade list, EUR); its id. */

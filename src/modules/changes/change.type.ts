@@ -4,7 +4,7 @@ import { Project } from '../projects/project.output';
 import { Template } from '../templates/template.output';
 
 /** GraphQL names of the change kinds (src/platform/events/change-event.ts); the values stay the internal ones. */
-export const ChangeKindEnum: Record<Uppercase<ChangeKind>, ChangeKind> = {
+const ChangeKindEnum: Record<Uppercase<ChangeKind>, ChangeKind> = {
   PROJECT: 'project',
   TRADE: 'trade',
   TEMPLATE: 'template',

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../platform/service-context';
 import { isUuid, uuidArraySql, uuidList } from '../../platform/database/uuid';
 
 /** Most projects one `projectChanged` subscription may name (leave the argument out for all of them). */
-export const MAX_WATCHED_PROJECTS = 100;
+const MAX_WATCHED_PROJECTS = 100;
 
 /** What a subscription watches, once checked: projects of the caller's organizations, or one template. */
 export type Watch =

@@ -4,7 +4,7 @@ import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError, ValidationError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 
-export interface CompanyContactView {
+interface CompanyContactView {
   firstName: string;
   lastName: string;
   email: string;

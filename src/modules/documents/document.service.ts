@@ -11,7 +11,7 @@ import { groupBy, groupUnder } from '../../platform/database/batch';
 import { PROJECT_DOCUMENTS_FROM } from './document.sql';
 
 /** A document's state: the status of its latest version, PENDING when it has none or a draft (decisions.md section 4). */
-export type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';
+type DocumentState = 'PENDING' | 'ANSWERED' | 'IN_REVISION' | 'DECLINED';
 
 /** A document's own fields; its contractor and versions come from contractorsByIds and versionsByDocument. */
 export interface DocumentFields {
@@ -23,7 +23,7 @@ export interface DocumentFields {
   dceDownloadedAt: Time | null;
 }
 
-export interface DocumentVersionView {
+interface DocumentVersionView {
   version: number;
   subTotal: number;
   discount: number;

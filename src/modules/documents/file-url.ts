@@ -28,7 +28,7 @@ function secretOf(config: Config): Buffer | string {
 }
 
 /** HMAC-SHA256 of the file id and the expiry time (unix seconds), base64url. */
-export function fileSignature(config: Config, fileId: string, expires: number): string {
+function fileSignature(config: Config, fileId: string, expires: number): string {
   return createHmac('sha256', secretOf(config)).update(`${fileId.toLowerCase()}\n${expires}`).digest('base64url');
 }
 
@@ -58,7 +58,7 @@ const CANONICAL_QUERY = /^expires=([1-9]\d{0,11})&signature=([A-Za-z0-9_-]{43})$
  * Throws 403 unless the URL is exactly one the service signed (`fileId` and `query` as they came, not
  * decoded) and its expiry is not past.
  */
-export function verifyFileUrl(config: Config, fileId: string, query: string, now = new Date()): void {
+function verifyFileUrl(config: Config, fileId: string, query: string, now = new Date()): void {
   const altered = new ForbiddenError('The download link is not valid');
   const m = CANONICAL_QUERY.exec(query);
   if (!m || !isUuid(fileId) || fileId !== fileId.toLowerCase()) throw altered;

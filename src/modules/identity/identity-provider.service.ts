@@ -7,8 +7,8 @@ import { AuthSession, RefreshToken, SigningKey, User } from '../entities';
 import type { LoginThrottle } from './login-throttle';
 import { verifyPassword } from './password';
 
-export const ACCESS_TOKEN_SECONDS = 10800;
-export const REFRESH_TOKEN_SECONDS = 1800;
+const ACCESS_TOKEN_SECONDS = 10800;
+const REFRESH_TOKEN_SECONDS = 1800;
 const SIGNING_ALG = 'RS256';
 
 /** An OAuth 2 error of the token endpoint: `{ error, error_description }` with its status. */

@@ -4,7 +4,7 @@ import { ArgsType, Field, ID } from 'type-graphql';
 import { Optional, Uuid } from '../../platform/validation/rules';
 
 /** A real calendar day written `YYYY-MM-DD` of the years 0001-9999, those PostgreSQL and ISO 8601 share (dates of #35 take no time part). */
-export function isDay(value: unknown): value is string {
+function isDay(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || value.startsWith('0000')) return false;
   const date = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;

@@ -1,10 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { DEMO_IDS } from '../examples';
 import { CreditsScopeTypeEnum } from '../enums';
-import { TradeList, TradeListTrade, TradeListWithTrades } from '../trades/trade-list.output';
-
-// Re-exported: the directory's resolver serves trade lists too.
-export { TradeList, TradeListTrade, TradeListWithTrades };
 import { Rest, RestRecord } from '../../platform/outputs/output';
 
 const DAY = { format: 'date' };

@@ -6,7 +6,8 @@ import { TradeListService, type TradeListTradeView, type TradeListView } from '.
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { Contractor } from '../contractors/contractor.output';
-import { CreditsUsage, TradeList, TradeListTrade } from './directory.output';
+import { CreditsUsage } from './directory.output';
+import { TradeList, TradeListTrade } from '../trades/trade-list.output';
 
 /** Trade lists, the contractor directory and credits usage. */
 @Resolver(() => TradeList)

@@ -3,7 +3,7 @@ import { Field, InputType } from 'type-graphql';
 import { Email, List, Nested, Optional, Required, Text } from '../../platform/validation/rules';
 
 /** Most contractors one invitation request may carry. */
-export const MAX_INVITATIONS = 200;
+const MAX_INVITATIONS = 200;
 
 /** One item of the contractor invitation input of interface.md. */
 @InputType('ContractorInvitationInput')

@@ -10,7 +10,7 @@ import { payloadProject, type ProjectPayloadRoot } from '../projects/project.pay
 import { Template } from '../templates/template.output';
 
 @ObjectType({ description: '`template.documents` lists the invited contractors; `template.stats` and `project.statistics` count them', simpleResolvers: true })
-export class InviteContractorsPayload implements ProjectPayloadRoot {
+class InviteContractorsPayload implements ProjectPayloadRoot {
   @Field(() => Int, { description: 'Documents created by this request; each consumed one credit' }) created!: number;
   @Field(() => [Document], { description: 'The documents of the invited contractors, in the order sent' }) documents!: Document[];
   projectId!: string;
@@ -19,7 +19,7 @@ export class InviteContractorsPayload implements ProjectPayloadRoot {
 
 @UseMiddleware(uuidArguments)
 @Resolver(() => Template)
-export class InvitationResolver {
+class InvitationResolver {
   @Mutation(() => InviteContractorsPayload, { description: 'Invites contractors to a template; a repeated email creates nothing' })
   async inviteContractors(
     @Arg('projectId', () => ID) projectId: string,
@@ -35,7 +35,7 @@ export class InvitationResolver {
 }
 
 @Resolver(() => InviteContractorsPayload)
-export class InviteContractorsPayloadResolver {
+class InviteContractorsPayloadResolver {
   @FieldResolver(() => Template, { description: 'The template, with its documents' })
   template(@Root() root: InviteContractorsPayload, @Ctx() { loaders }: GraphQLContext) {
     return templateOf(loaders, root.projectId, root.templateId);

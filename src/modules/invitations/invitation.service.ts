@@ -22,7 +22,7 @@ export interface InvitationResult {
 const NOW = "date_trunc('milliseconds', now())";
 
 /** Credits one new invitation consumes. */
-export const INVITATION_CREDITS = 1;
+const INVITATION_CREDITS = 1;
 
 /** Contractor invitations (#15): directory entries, documents and the credits they consume. */
 export class InvitationService {

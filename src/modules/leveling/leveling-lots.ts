@@ -16,7 +16,7 @@ export interface LotSums {
   retained: number | null;
 }
 
-export const deviation = (value: number, of: number) => ({ value: money(value - of), percent: percentOf(value - of, of, () => [sub(moneyNumeric(value), moneyNumeric(of)), moneyNumeric(of)]) });
+const deviation = (value: number, of: number) => ({ value: money(value - of), percent: percentOf(value - of, of, () => [sub(moneyNumeric(value), moneyNumeric(of)), moneyNumeric(of)]) });
 
 /**
  * A lot's leveling from its lot row and its documents in order (offers first, from the lowest), with the
@@ -102,8 +102,8 @@ export function lotOf(r: LotRow, rows: readonly OfferRow[], threshold: ReturnTyp
 }
 
 /** `coalesce(sum(x), 0)` of cents, exactly whatever their number (BigInt), as a numeric(…,2). */
-export const sumOf = (values: readonly number[]): Numeric => ({ v: values.reduce((s, c) => s + BigInt(c), 0n), scale: 2 });
-export const totalDeviation = (value: Numeric, of: Numeric) => {
+const sumOf = (values: readonly number[]): Numeric => ({ v: values.reduce((s, c) => s + BigInt(c), 0n), scale: 2 });
+const totalDeviation = (value: Numeric, of: Numeric) => {
   const d = sub(value, of);
   return { value: toNumber(d), percent: toNumber(percent(d, of)) };
 };

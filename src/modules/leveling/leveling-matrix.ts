@@ -4,7 +4,7 @@ import type { LotRow } from './leveling-sql';
 // How a project's leveling is presented: its contractors as columns, its lots as rows of cells.
 
 /** The contractors who made an offer on the lots, each once, by name: the matrix's columns. */
-export function columnsOf(lots: readonly TemplateLeveling[]): LevelingColumn[] {
+function columnsOf(lots: readonly TemplateLeveling[]): LevelingColumn[] {
   const columns = new Map<string, LevelingColumn>();
   for (const lot of lots) {
     for (const d of lot.documents) if (d.offer) columns.set(d.contractorId, { contractorId: d.contractorId, contractorName: d.contractorName });
@@ -13,7 +13,7 @@ export function columnsOf(lots: readonly TemplateLeveling[]): LevelingColumn[] {
 }
 
 /** One row per lot, one cell per column. */
-export function matrixOf(lots: readonly TemplateLeveling[], contractors: readonly LevelingColumn[]): LevelingRow[] {
+function matrixOf(lots: readonly TemplateLeveling[], contractors: readonly LevelingColumn[]): LevelingRow[] {
   return lots.map((lot) => {
     const byContractor = new Map(lot.documents.map((d) => [d.contractorId, d]));
     const cells: LevelingCell[] = contractors.map(({ contractorId }) => {

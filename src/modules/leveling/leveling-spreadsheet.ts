@@ -53,7 +53,7 @@ function distinct(names: string[]): string[] {
 }
 
 /** The matrix's header: lot number and name, budget, one column per contractor, the lot's lowest and retained offers. */
-export function matrixHeader(leveling: ProjectLeveling): string[] {
+function matrixHeader(leveling: ProjectLeveling): string[] {
   return ['Lot', 'Name', 'Budget', ...distinct(leveling.contractors.map((c) => c.contractorName)), 'Lowest', 'Retained'];
 }
 

@@ -11,7 +11,7 @@ export interface Asked {
 }
 
 /** The projects `projectIds` and the projects of the templates `templateIds`, each limited to the organizations. */
-export const projectsSql = ({ projectIds, templateIds, organizationIds }: Asked) => `
+const projectsSql = ({ projectIds, templateIds, organizationIds }: Asked) => `
     select p.id as project_id, p.name as project_name, p.scopes ->> 'currency' as currency, p.archived_at is not null as archived
     from project p where p.id = any(${uuidArraySql(projectIds)}) and ${ownedBy('p.organization_id', organizationIds)}
     union
@@ -53,7 +53,7 @@ export const documentsSql = ({ projectIds, templateIds, organizationIds }: Asked
     case when ds.offer_sub_total is not null then c.name end, d.created_at, ds.document_id`;
 
 /** pg answers numeric and bigint as strings. */
-export type Num = string | null;
+type Num = string | null;
 
 export interface LotRow {
   project_id: string;

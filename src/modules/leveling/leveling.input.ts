@@ -4,11 +4,11 @@ import { ArgsType, Field, Float } from 'type-graphql';
 import { OneOf, Optional } from '../../platform/validation/rules';
 
 /** What `abnormally_low` compares with when the caller names no threshold (issue 13). */
-export const DEFAULT_ABNORMALLY_LOW_PERCENT = 20;
+const DEFAULT_ABNORMALLY_LOW_PERCENT = 20;
 
 /** A number, or (REST query strings) its plain decimal writing, within 0-100. */
 const DECIMAL = /^\d{1,3}(\.\d{1,6})?$/;
-export function isPercentInput(value: unknown): boolean {
+function isPercentInput(value: unknown): boolean {
   const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value) ? Number(value) : NaN;
   return Number.isFinite(n) && n >= 0 && n <= 100;
 }
@@ -38,7 +38,7 @@ export class LevelingArgs {
   abnormallyLowBelowMedianPercent?: number | string | null;
 }
 
-export const LEVELING_FORMATS = ['json', 'xlsx', 'csv'] as const;
+const LEVELING_FORMATS = ['json', 'xlsx', 'csv'] as const;
 export type LevelingFormat = (typeof LEVELING_FORMATS)[number];
 
 /** Query of `GET .../leveling`. */

@@ -14,7 +14,7 @@ import { Template } from '../templates/template.output';
 const levelingId = (recordId: string, threshold: number) => `${recordId}:leveling:${threshold}`;
 
 @Resolver(() => Template)
-export class TemplateLevelingFieldResolver {
+class TemplateLevelingFieldResolver {
   @FieldResolver(() => TemplateLeveling, { description: 'Bid leveling of the lot: its offers side by side (docs/leveling.md)' })
   async leveling(@Root() template: TemplateFields, @Args(() => LevelingArgs) args: LevelingArgs, @Ctx() { loaders }: GraphQLContext) {
     const leveling = await loaders.templateLeveling.load(template.id, levelingThreshold(args));
@@ -25,7 +25,7 @@ export class TemplateLevelingFieldResolver {
 }
 
 @Resolver(() => Project)
-export class ProjectLevelingFieldResolver {
+class ProjectLevelingFieldResolver {
   @FieldResolver(() => ProjectLeveling, { description: 'Bid leveling of the project: its lots, the lots × contractors matrix and the sums against the budget' })
   async leveling(@Root() project: { id: string }, @Args(() => LevelingArgs) args: LevelingArgs, @Ctx() { loaders }: GraphQLContext) {
     const leveling = await loaders.projectLeveling.load(project.id, levelingThreshold(args));
@@ -35,7 +35,7 @@ export class ProjectLevelingFieldResolver {
 }
 
 @Resolver(() => TemplateLeveling)
-export class TemplateLevelingResolver {
+class TemplateLevelingResolver {
   @FieldResolver(() => ID, { description: '"<templateId>:leveling:<abnormallyLowBelowMedianPercent>"' })
   // The root untyped: type-graphql would copy each leveling into a new TemplateLeveling to read two fields (direct-resolvers.ts).
   id(@Root() leveling: Pick<TemplateLeveling, 'templateId' | 'abnormallyLowBelowMedianPercent'>) {
@@ -44,7 +44,7 @@ export class TemplateLevelingResolver {
 }
 
 @Resolver(() => ProjectLeveling)
-export class ProjectLevelingResolver {
+class ProjectLevelingResolver {
   @FieldResolver(() => ID, { description: '"<projectId>:leveling:<abnormallyLowBelowMedianPercent>"' })
   id(@Root() leveling: Pick<ProjectLeveling, 'projectId' | 'abnormallyLowBelowMedianPercent'>) {
     return levelingId(leveling.projectId, leveling.abnormallyLowBelowMedianPercent);
@@ -52,7 +52,7 @@ export class ProjectLevelingResolver {
 }
 
 @Resolver(() => LevelingEntry)
-export class LevelingEntryResolver {
+class LevelingEntryResolver {
   @FieldResolver(() => Contractor)
   contractor(@Root() entry: LevelingEntry, @Ctx() { loaders }: GraphQLContext) {
     return loaders.contractor.load(entry.contractorId);
@@ -60,7 +60,7 @@ export class LevelingEntryResolver {
 }
 
 @Resolver(() => LevelingColumn)
-export class LevelingColumnResolver {
+class LevelingColumnResolver {
   @FieldResolver(() => Contractor)
   contractor(@Root() column: LevelingColumn, @Ctx() { loaders }: GraphQLContext) {
     return loaders.contractor.load(column.contractorId);

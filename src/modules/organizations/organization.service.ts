@@ -36,7 +36,7 @@ export interface HeadquarterView {
   updatedAt: Date;
 }
 
-export const userView = (u: User): UserView => ({
+const userView = (u: User): UserView => ({
   id: u.id,
   firstName: u.firstName,
   lastName: u.lastName,

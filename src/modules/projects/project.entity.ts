@@ -17,7 +17,7 @@ export const RESPONSE_TYPES = ['DPGF', 'DPGF_QUOTE', 'QUOTE'] as const;
 export type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 export const CURRENCIES = ['CHF', 'DZD', 'EUR', 'GBP', 'MAD', 'TND', 'USD'] as const;
-export type Currency = (typeof CURRENCIES)[number];
+type Currency = (typeof CURRENCIES)[number];
 
 export interface ProjectScopes {
   currency?: Currency | null;

@@ -17,7 +17,7 @@ import { USER_COLUMNS, userFromRow, type UserRow, type UserView } from '../organ
 import { rowTime, type PgTimestamp } from '../../platform/database/rows';
 import { uuidArraySql, uuidList } from '../../platform/database/uuid';
 
-export interface ManagerView {
+interface ManagerView {
   id: string;
   firstName: string;
   lastName: string;

@@ -16,7 +16,7 @@ export interface TemplateStatsView {
   contractorsIntentionIsMaybe: number;
 }
 
-export interface AmountPercent {
+interface AmountPercent {
   value: number;
   percent: number;
 }

@@ -3,7 +3,7 @@ import { AtLeast, AtMost, Num, Optional, PageSize, Required, Text, Uuid } from '
 import { JSONSchema } from 'class-validator-jsonschema';
 
 /** The largest amount a budget column (numeric 14,2) holds. */
-export const MAX_AMOUNT = 999999999999.99;
+const MAX_AMOUNT = 999999999999.99;
 
 /** Template (DPGF template) input of interface.md. */
 @InputType('AddTemplateInput')

@@ -16,7 +16,7 @@ import { isUuid, uuidArraySql, uuidList } from '../../platform/database/uuid';
 import { rowTime, type PgTimestamp } from '../../platform/database/rows';
 import { groupUnder } from '../../platform/database/batch';
 
-export interface TemplateTradeView {
+interface TemplateTradeView {
   id: string;
   name: string;
   number: string;
@@ -88,7 +88,7 @@ export function lotName(tradeName: string, sliceName: string | null | undefined)
 }
 
 /** The template's display name (see lotName). */
-export function templateName(t: Pick<TemplateFields, 'trade' | 'slice'>): string {
+function templateName(t: Pick<TemplateFields, 'trade' | 'slice'>): string {
   return lotName(t.trade.name, t.slice);
 }
 
@@ -296,7 +296,7 @@ async function hasAnswers(em: EntityManager, templateId: string): Promise<boolea
 }
 
 /** "Tranche N", N = number of slices + 1, or the next number whose name is free when slices were removed. */
-export function nextTrancheName(sliceNames: string[]): string {
+function nextTrancheName(sliceNames: string[]): string {
   const taken = new Set(sliceNames);
   let n = sliceNames.length + 1;
   while (taken.has(`Tranche ${n}`)) n++;

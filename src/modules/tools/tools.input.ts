@@ -7,7 +7,7 @@ import { isUuid } from '../../platform/database/uuid';
 /** Length of a legacy identifier (interface.md, Limits). */
 export const LEGACY_ID_LENGTH = 17;
 /** Length of a UUID in uuids-to-ids (interface.md, Limits). */
-export const UUID_LENGTH = 36;
+const UUID_LENGTH = 36;
 
 
 // class-validator names a failing array by its property only; the item rules below are checked by

@@ -23,7 +23,7 @@ export interface ProjectTradeView {
 }
 
 /** A trade as a write's entity holds it. */
-export const projectTradeView = (t: ProjectTrade): ProjectTradeView => ({
+const projectTradeView = (t: ProjectTrade): ProjectTradeView => ({
   id: t.id,
   number: t.number,
   name: t.name,

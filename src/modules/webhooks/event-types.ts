@@ -15,6 +15,4 @@ export const WEBHOOK_EVENT_TYPES = [
   'project.archived',
 ] as const;
 
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
 export const TEST_EVENT_TYPE = 'webhook.test';

@@ -4,7 +4,7 @@ import type { WebhooksConfig } from '../../platform/config';
 import { TargetRefused, guardedLookup, literalRefusal } from './target';
 
 /** What an attempt came to, as webhook_attempt.outcome keeps it. */
-export type AttemptOutcome = 'succeeded' | 'failed' | 'gone' | 'timeout' | 'unreachable' | 'refused';
+type AttemptOutcome = 'succeeded' | 'failed' | 'gone' | 'timeout' | 'unreachable' | 'refused';
 
 export interface AttemptResult {
   outcome: AttemptOutcome;
@@ -16,7 +16,7 @@ export interface AttemptResult {
 }
 
 /** What is kept of an answer's body: enough to recognise an error page, not a store of the receiver's data. */
-export const RESPONSE_PREFIX = 512;
+const RESPONSE_PREFIX = 512;
 /** What is read of an answer at most; a longer one is cut off (the connection is then not reused). */
 const READ_LIMIT = 64 * 1024;
 

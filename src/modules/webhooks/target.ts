@@ -15,7 +15,7 @@ const PUBLIC = 'unicast';
 
 export class TargetRefused extends Error {}
 
-export function addressAllowed(address: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): boolean {
+function addressAllowed(address: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): boolean {
   if (!ipaddr.isValid(address)) return false;
   // IPv4 written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is.
   const ip = ipaddr.process(address);

@@ -13,7 +13,7 @@ const EVENT = keyed('event', WebhookEvent);
 const WITH_SECRET = ref(WebhookSecret);
 
 /** Query of the attempts list. */
-export class WebhookAttemptsQuery {
+class WebhookAttemptsQuery {
   @Optional() @Matches(/^([1-9]\d?|100)$/, { message: `must be a whole number from 1 to ${MAX_ATTEMPTS_LISTED}` })
   limit?: string;
 }

@@ -14,7 +14,7 @@ export interface VerifiedToken {
 }
 
 /** `::ffff:127.0.0.1` and `127.0.0.1` are the same client; IPv6 hex digits compare without case. */
-export function normalizeIp(ip: string): string {
+function normalizeIp(ip: string): string {
   const trimmed = ip.trim().toLowerCase();
   return trimmed.startsWith('::ffff:') && trimmed.includes('.') ? trimmed.slice(7) : trimmed;
 }

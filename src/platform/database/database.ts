@@ -39,7 +39,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * 5 s) for at most `startTimeoutMs`, with one log line per failed attempt. Only an unreachable or starting
  * database is retried: a wrong password or an unknown database fails at once. Throws one clear sentence.
  */
-export async function waitForDatabase(url: string, limits: Pick<DatabaseLimits, 'startTimeoutMs' | 'connectTimeoutMs'>, log?: Logger): Promise<void> {
+async function waitForDatabase(url: string, limits: Pick<DatabaseLimits, 'startTimeoutMs' | 'connectTimeoutMs'>, log?: Logger): Promise<void> {
   const deadline = Date.now() + limits.startTimeoutMs;
   for (let attempt = 1; ; attempt++) {
     const client = new Client({ connectionString: url, connectionTimeoutMillis: limits.connectTimeoutMs, query_timeout: limits.connectTimeoutMs });

@@ -6,7 +6,7 @@ import type { DatabaseLimits } from '../config';
  * How much longer than `statement_timeout` the client waits for an answer before it gives up on the server
  * (a frozen host, a lost network): the server's own timeout normally fires first.
  */
-export const CLIENT_GRACE_MS = 1000;
+const CLIENT_GRACE_MS = 1000;
 
 /** node-postgres's wording when its `query_timeout` ran out. */
 const READ_TIMEOUT = 'Query read timeout';
@@ -123,7 +123,7 @@ export function discardConnections(url: string): void {
  * BEGIN answered late) is destroyed instead: anything sent on it later could run inside that abandoned
  * transaction, and a refused write could commit with it.
  */
-export const reusableConnection = (conn: PgClient): boolean => conn.readyForQuery && conn.getTransactionStatus() === 'I'
+const reusableConnection = (conn: PgClient): boolean => conn.readyForQuery && conn.getTransactionStatus() === 'I'
   && !conn.serverGone && madeAfterDiscard(conn);
 
 function madeAfterDiscard(conn: PgClient): boolean {
@@ -249,7 +249,7 @@ export function startupParameters(limits: DatabaseLimits): Record<string, unknow
 }
 
 /** `SET LOCAL` statements of the settings, sent after every BEGIN through a transaction pooler. */
-export function transactionSettings(settings: Record<string, string>): string {
+function transactionSettings(settings: Record<string, string>): string {
   return Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${/^\d+$/.test(value) ? value : `'${value}'`}`).join('; ');
 }
 

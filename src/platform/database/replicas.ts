@@ -102,7 +102,7 @@ export interface ReplicaState {
   health: ReplicaHealth;
 }
 
-export type ReplicaHealth = 'unknown' | 'usable' | 'unreachable' | 'other cluster' | 'promoted' | 'behind';
+type ReplicaHealth = 'unknown' | 'usable' | 'unreachable' | 'other cluster' | 'promoted' | 'behind';
 
 /** Where one unit of read-only work runs. */
 export interface ReadRoute {

@@ -45,7 +45,7 @@ export async function probeSessionSettings(url: string, limits: DatabaseLimits):
  * and database. The bounds of `limits` that those defaults leave looser (0 is no bound), each as the
  * statement that sets it once (README, "Scale out"); empty when they hold.
  */
-export async function looseServerDefaults(url: string, limits: DatabaseLimits): Promise<string[]> {
+async function looseServerDefaults(url: string, limits: DatabaseLimits): Promise<string[]> {
   const wanted = serverSettings(limits);
   const client = new Client({ connectionString: url, connectionTimeoutMillis: limits.connectTimeoutMs, query_timeout: limits.connectTimeoutMs });
   client.on('error', () => undefined);

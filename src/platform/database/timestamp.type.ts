@@ -5,7 +5,7 @@ import { formatTimestamp, parseTimestamp } from '../values/time';
  * `timestamptz` to the microsecond for the ORM's entities: read as a Timestamp (a Date that keeps the microseconds
  * PostgreSQL has), written with them. The ORM's own date type reads a Date and drops them.
  */
-export class TimestampType extends DateTimeType {
+class TimestampType extends DateTimeType {
 
   override convertToJSValue(value: unknown): Date {
     if (typeof value === 'string') return parseTimestamp(value) ?? new Date(value);

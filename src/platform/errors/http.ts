@@ -57,7 +57,7 @@ export function errorPayload(surface: ErrorSurface, err: AppError | null, reques
 }
 
 /** Writes an error response in the shape of the endpoint the request went to. */
-export function writeError(ctx: AppContext, err: unknown): void {
+function writeError(ctx: AppContext, err: unknown): void {
   const known = toAppError(err) ?? fromHttpError(err);
   if (known) {
     if (known instanceof RetryLaterError) ctx.set('Retry-After', String(known.retryAfterSeconds));

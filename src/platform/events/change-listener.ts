@@ -10,7 +10,7 @@ import { TemporarySlotPgoutput, describeError, lsnBefore, remedyOf } from './log
 import { CALLER_CHANNEL, CHANGE_CHANNEL, WEBHOOK_CHANNEL, WRITES_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
 
 /** The instance's proof that it hears: a notification to itself, sent through the request path. */
-export interface HeartbeatOptions {
+interface HeartbeatOptions {
   /** Between two heartbeats (LISTENER_HEARTBEAT_INTERVAL_MS). */
   intervalMs: number;
   /** From the heartbeat's commit to its arrival, at most (LISTENER_HEARTBEAT_TIMEOUT_MS). */
@@ -47,8 +47,8 @@ export interface ChangeListenerOptions {
 }
 
 /** First wait before a new attempt, doubled at each failure up to the second. */
-export const RETRY_FIRST_MS = 250;
-export const RETRY_MAX_MS = 5000;
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5000;
 
 /** A heartbeat in flight. */
 interface Beat {

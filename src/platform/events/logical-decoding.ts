@@ -57,7 +57,7 @@ export function lsnBefore(lsn: string): string {
 }
 
 /** The publication the decoder names (Migration20270315000000_change_messages): no table, messages only. */
-export const CHANGE_PUBLICATION = 'tender_changes';
+const CHANGE_PUBLICATION = 'tender_changes';
 
 /**
  * Why change capture cannot work on the server `url` reaches (DATABASE_DIRECT_URL), in one line for the start's

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../service-context';
 import type { OperationSelection } from './selection';
 
 /** What the loaders of a request are to the platform: each can forget what it loaded (after a mutation). */
-export type RequestLoaders = Record<string, { clearAll(): void }>;
+type RequestLoaders = Record<string, { clearAll(): void }>;
 
 /** Makes a request's loaders (src/modules/loaders.ts). */
 export type LoadersFactory<L extends RequestLoaders = RequestLoaders> = (sc: ServiceContext, selection: OperationSelection) => L;

@@ -69,13 +69,13 @@ export interface BudgetState {
 }
 
 /** What one request's operation cost, for its answer's `extensions.cost` and RateLimit headers. */
-export interface OperationCost extends BudgetState {
+interface OperationCost extends BudgetState {
   requested: number;
   actual: number;
 }
 
 /** A refusal for the budget: what is left (too little), for the RateLimit headers. */
-export class BudgetRefusal extends TooManyRequestsError {
+class BudgetRefusal extends TooManyRequestsError {
   constructor(message: string, retryAfterSeconds: number, policy: Quota, readonly budget: BudgetState) {
     super(message, retryAfterSeconds, policy);
   }

@@ -20,7 +20,7 @@ import { LRUCache } from 'lru-cache';
 const BYTES_PER_NODE = 400;
 
 /** AST nodes of a document: one pass over its objects, no recursion. */
-export function nodeCount(document: DocumentNode): number {
+function nodeCount(document: DocumentNode): number {
   let nodes = 0;
   const pending: unknown[] = [document];
   while (pending.length) {
@@ -68,7 +68,7 @@ export interface CacheBounds {
   bytes: number;
 }
 
-export const DOCUMENT_CACHE: CacheBounds = { entries: 1000, bytes: 16 * 2 ** 20 };
+const DOCUMENT_CACHE: CacheBounds = { entries: 1000, bytes: 16 * 2 ** 20 };
 export const COMPILED_CACHE: CacheBounds = { entries: 500, bytes: 48 * 2 ** 20 };
 /** Hashes of documents seen once, for each of the two caches. */
 export const SEEN_DOCUMENTS = 10_000;

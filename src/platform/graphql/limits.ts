@@ -42,7 +42,7 @@ export function checkDocumentSize(query: unknown): void {
  * fields can merge compares them pair by pair, through every level below: a few thousand repeats cost it hundreds of
  * milliseconds before it gives up with a bare "Validation aborted.". Counting them is one pass.
  */
-export function repeatedFields(document: DocumentNode): number {
+function repeatedFields(document: DocumentNode): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   // Response names at a fragment's own level, computed once per fragment (a cycle is another rule's refusal).

@@ -182,7 +182,7 @@ function mutationSucceeded(ctx: AppContext): boolean {
 }
 
 /** What the modules give the GraphQL server (src/modules/schema.ts, src/modules/context.ts). */
-export interface GraphQLModules {
+interface GraphQLModules {
   schema: GraphQLSchema;
   /** A request's loaders: each request, and each re-run of an operation on the primary, gets its own. */
   createLoaders: LoadersFactory;

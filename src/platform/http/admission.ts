@@ -36,7 +36,7 @@ export interface ClassLimits {
   perCaller?: { concurrency: number; queue: number };
 }
 
-export type RefusalReason = 'queue-full' | 'waited' | 'caller-share';
+type RefusalReason = 'queue-full' | 'waited' | 'caller-share';
 
 export interface AdmissionObserver {
   waited(cls: CostClass, ms: number): void;

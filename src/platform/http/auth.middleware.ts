@@ -51,7 +51,7 @@ export async function identifyCaller(ctx: AppContext, token: VerifiedToken, call
  * Both steps at once: REST and GraphQL authenticate through them and only differ in the error body and in what
  * runs between the two.
  */
-export async function authenticateRequest(ctx: AppContext, verifier: TokenVerifier, callers: CallerCache): Promise<void> {
+async function authenticateRequest(ctx: AppContext, verifier: TokenVerifier, callers: CallerCache): Promise<void> {
   await identifyCaller(ctx, await verifyRequest(ctx, verifier), callers);
 }
 

@@ -3,10 +3,10 @@ import { UnsupportedMediaTypeError, ValidationError } from '../errors/errors';
 import { MAX_DEPTH, nestedDeeperThan } from '../validation/validation';
 import type { AppContext, AppMiddleware } from './state';
 
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 
 /** The content codings the body parser decodes (RFC 9110 section 8.4.1). */
-export const BODY_ENCODINGS = ['gzip', 'deflate', 'br', 'identity'];
+const BODY_ENCODINGS = ['gzip', 'deflate', 'br', 'identity'];
 
 function hasBody(ctx: AppContext): boolean {
   const length = ctx.get('Content-Length');

@@ -6,16 +6,16 @@ import type { AppContext, AppMiddleware } from './state';
  * Request headers a page may send: the bearer token, JSON bodies, its own request id, the headers Apollo's
  * CSRF check accepts (Apollo Client and GraphiQL may add them) and Apollo Client's client-awareness headers.
  */
-export const CORS_ALLOWED_HEADERS = [
+const CORS_ALLOWED_HEADERS = [
   'Authorization', 'Content-Type', 'X-Request-Id', 'X-Consistency-Token',
   'Apollo-Require-Preflight', 'X-Apollo-Operation-Name', 'apollographql-client-name', 'apollographql-client-version',
 ];
 
 /** Response headers a page may read besides the CORS-safelisted ones: what decisions.md section 8 tells it to act on. */
-export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Consistency-Token'];
+const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Consistency-Token'];
 
 /** Every method some route answers (REST uses GET, POST, PUT and DELETE; /graphql GET and POST). */
-export const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
+const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 
 /** How long a browser may reuse a preflight's answer: Chromium's own ceiling (Firefox's is a day). */
 export const CORS_MAX_AGE_SECONDS = 7200;

@@ -5,7 +5,7 @@ import type { Admission } from './admission';
 import type { PrimaryState } from '../database/primary-watch';
 
 /** /loadz answers 503 from this share of a class's capacity (running and waiting) on: before refusals start. */
-export const OVERLOADED_AT = 0.75;
+const OVERLOADED_AT = 0.75;
 
 /**
  * Liveness (the process answers), readiness (the database answers, not shutting down) and load: /loadz tells a

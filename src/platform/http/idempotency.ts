@@ -19,9 +19,9 @@ import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, ValidationError } 
  * Answers are kept for IDEMPOTENCY_KEY_TTL_SECONDS (24 hours by default); past that a key is free again.
  */
 
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+const REPLAYED_HEADER = 'Idempotent-Replayed';
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** Visible ASCII: what a header value can carry unchanged through every proxy. */
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -44,7 +44,7 @@ function canonical(value: unknown): string {
 }
 
 /** What identifies a request under its key: method, path with query, body. */
-export function requestHash(method: string, url: string, body: unknown): string {
+function requestHash(method: string, url: string, body: unknown): string {
   return createHash('sha256').update(`${method} ${url}\n${canonical(body ?? null)}`).digest('hex');
 }
 

@@ -27,7 +27,7 @@ export interface MergedTotal {
 }
 
 /** The one statement of a merge: adds each row's points (the store's upsert, batched) and answers the totals. */
-export type MergeStatement = (rows: MergeRow[]) => Promise<MergedTotal[]>;
+type MergeStatement = (rows: MergeRow[]) => Promise<MergedTotal[]>;
 
 export interface MergedCountsOptions {
   statement: MergeStatement;
@@ -44,7 +44,7 @@ export interface MergedCountsOptions {
 }
 
 /** Default bound of the keys held: about 200 bytes each, 10 MB. */
-export const MAX_MERGED_KEYS = 50_000;
+const MAX_MERGED_KEYS = 50_000;
 
 interface Entry {
   storeKey: string;

@@ -5,7 +5,7 @@ import type { Metrics } from '../metrics';
 import type { AppContext, AppMiddleware } from './state';
 
 /** The header of read-your-writes (src/platform/database/replicas.ts): a write's answer carries it; a later request may send it. */
-export const CONSISTENCY_HEADER = 'X-Consistency-Token';
+const CONSISTENCY_HEADER = 'X-Consistency-Token';
 
 /**
  * Read-your-writes for every request, REST and GraphQL alike (README, "Scale out"):

@@ -38,7 +38,7 @@ export const fromInt = (n: number | bigint): Numeric => ({ v: BigInt(n), scale: 
 
 const rescale = (a: Numeric, scale: number): bigint => a.v * pow10(scale - a.scale);
 
-export function add(a: Numeric, b: Numeric): Numeric {
+function add(a: Numeric, b: Numeric): Numeric {
   const scale = Math.max(a.scale, b.scale);
   return { v: rescale(a, scale) + rescale(b, scale), scale };
 }
@@ -95,7 +95,7 @@ function divScale(a: Numeric, b: Numeric): number {
 }
 
 /** a / b as PostgreSQL divides numerics (b ≠ 0). */
-export function div(a: Numeric, b: Numeric): Numeric {
+function div(a: Numeric, b: Numeric): Numeric {
   const scale = divScale(a, b);
   // a / b * 10^scale = a.v * 10^(b.scale + scale) / (b.v * 10^a.scale)
   return { v: divRound(a.v * pow10(b.scale + scale), b.v * pow10(a.scale)), scale };
@@ -108,7 +108,7 @@ export function percent(a: Numeric, b: Numeric): Numeric {
   return b.v === 0n ? fromInt(0) : round(div(mul(a, fromInt(100)), b), 2);
 }
 
-export function toText(a: Numeric): string {
+function toText(a: Numeric): string {
   const negative = a.v < 0n;
   const digits = (negative ? -a.v : a.v).toString().padStart(a.scale + 1, '0');
   const int = digits.slice(0, digits.length - a.scale);

@@ -86,7 +86,7 @@ export function RestRecord(options: RestRecordOptions): ClassDecorator {
   };
 }
 
-export const componentName = (cls: RecordClass): string => records.get(cls)?.name ?? cls.name;
+const componentName = (cls: RecordClass): string => records.get(cls)?.name ?? cls.name;
 
 /** The classes from `cls` up to its root, root first: inherited fields come first. */
 function lineage(cls: RecordClass): RecordClass[] {
@@ -152,7 +152,7 @@ function orNull(schema: JsonSchema): JsonSchema {
 }
 
 /** The JSON Schema of a value of a type: a scalar, an enum (its values) or a `$ref` to an output class. */
-export function typeSchema(type: OutputType): JsonSchema {
+function typeSchema(type: OutputType): JsonSchema {
   const scalar = SCALARS.get(type);
   if (scalar) return { ...scalar };
   if (type instanceof GraphQLScalarType) throw new Error(`No JSON Schema for the scalar ${type.name}`);
@@ -163,7 +163,7 @@ export function typeSchema(type: OutputType): JsonSchema {
 }
 
 /** The REST schema of an output class: snake_case properties, each required unless optional. */
-export function restSchema(cls: RecordClass): JsonSchema {
+function restSchema(cls: RecordClass): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const f of fieldsOf(cls)) {

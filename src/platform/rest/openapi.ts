@@ -190,14 +190,14 @@ const API_SEGMENT = PREFIXES.svc.slice(0, PREFIXES.svc.length - ALIAS_PREFIX.len
 if (API_SEGMENT + ALIAS_PREFIX !== PREFIXES.svc) throw new Error('The alias prefix must be the service prefix without its first segment');
 
 /** The extension of a path item that names its alias: the same operations, served there too. */
-export const ALIAS_EXTENSION = 'x-also-served-at';
+const ALIAS_EXTENSION = 'x-also-served-at';
 
 /**
  * An operation served at `/api/svc/v1/...` and `/svc/v1/...` is one operation, keyed by the interface's P form (what
  * clients generated from this document call, as interface.md writes it); its alias is named on the path item
  * (`x-also-served-at`, and in its description), not repeated as a second entry with twin operations.
  */
-export function documentedPath(r: RouteDef): { key: string; item?: Record<string, unknown> } {
+function documentedPath(r: RouteDef): { key: string; item?: Record<string, unknown> } {
   const key = toOpenApiPath(PREFIXES[r.prefix] + r.path);
   if (!r.alias) return { key };
   const alias = toOpenApiPath(ALIAS_PREFIX + r.path);

@@ -1,5 +1,5 @@
 import { Matches } from 'class-validator';
-import { Digits, Required, Text, Uuid } from '../validation/rules';
+import { Required, Text, Uuid } from '../validation/rules';
 
 // Path parameters of the REST operations: validated like any input, so a malformed id is a 400.
 
@@ -59,7 +59,3 @@ export class TradeNameParams {
   tradeName!: string;
 }
 
-export class SiretParams {
-  @Required() @Digits(14)
-  siret!: string;
-}

@@ -17,7 +17,7 @@ export const PREFIXES = {
 /** The alias prefix of project templates, project statistics and organizations. */
 export const ALIAS_PREFIX = '/svc/v1';
 
-export interface RouteInput<P, Q, B> {
+interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
@@ -28,7 +28,7 @@ export interface RouteInput<P, Q, B> {
   ctx: AppContext;
 }
 
-export interface RouteResult {
+interface RouteResult {
   status?: number;
   body: unknown;
   /** A body that is not JSON: its media type. */

@@ -15,7 +15,7 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/livez', '/loadz', '/met
  * A statement's text as a trace shows it: the literals written into it (the caller's organization ids, in
  * `any('{...}'::uuid[])`) replaced by `'?'`, as values sent as parameters never appear.
  */
-export function statementText(sql: string): string {
+function statementText(sql: string): string {
   return sql.replace(/'(?:[^']|'')*'/g, "'?'");
 }
 

@@ -14,7 +14,7 @@ import type { Env } from '../env';
  * subscription delivery, each webhook attempt.
  */
 
-export const TRACER_NAME = 'tender-bff';
+const TRACER_NAME = 'tender-bff';
 
 /** Whether the environment turns tracing on: an OTLP endpoint, or OTEL_TRACES_EXPORTER naming an exporter. */
 export function tracingConfigured(env: Env = process.env): boolean {

@@ -5,7 +5,7 @@
 import { Type } from 'class-transformer';
 import {
   ArrayMinSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, IsUUID,
-  Matches, Max, MaxLength, Min, ValidateNested, registerDecorator,
+  Max, MaxLength, Min, ValidateNested, registerDecorator,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { MAX_PAGE_SIZE } from '../database/pagination';
@@ -20,7 +20,7 @@ export const Required = () => IsDefined({ message: 'is required' });
 export const Optional = () => IsOptional();
 /** Nothing a reader would see: white space, control and format characters (zero-width space, BOM, direction marks). */
 const BLANK = /^[\p{White_Space}\p{Cc}\p{Cf}]+$/u;
-export const isBlank = (value: unknown): boolean => typeof value === 'string' && BLANK.test(value);
+const isBlank = (value: unknown): boolean => typeof value === 'string' && BLANK.test(value);
 /** Named for the OpenAPI converter, which documents it as a pattern. */
 export const NOT_BLANK = 'isNotBlank';
 
@@ -58,8 +58,6 @@ export const Num = () => IsNumber({ allowNaN: false, allowInfinity: false }, { m
 export const AtLeast = (n: number) => Min(n, { message: `must be at least ${n}` });
 export const AtMost = (n: number) => Max(n, { message: `must be at most ${n}` });
 export const Bool = () => IsBoolean({ message: 'must be true or false' });
-export const Digits = (n: number) => Matches(new RegExp(`^\\d{${n}}$`), { message: `must be ${n} digits` });
-export const Length = (n: number) => Matches(new RegExp(`^.{${n}}$`), { message: `must be ${n} characters long` });
 export const List = (min = 0) => compose(
   IsArray({ message: 'must be an array' }),
   ...(min > 0 ? [ArrayMinSize(min, { message: `must have at least ${min} item${min > 1 ? 's' : ''}` })] : []),
@@ -82,7 +80,7 @@ export const Nested = (cls: () => new () => object, opts: { each?: boolean } = {
 const DATE_INPUT = /^(\d{4})-(\d{2})-(\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,6})?)?)?$/;
 
 /** `YYYY-MM-DD` or a date-time without a zone, naming a real calendar day. */
-export function isDateInput(value: unknown): value is string {
+function isDateInput(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   const m = DATE_INPUT.exec(value);
   if (!m) return false;

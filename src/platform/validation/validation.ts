@@ -37,7 +37,7 @@ function flatten(errors: ClassValidationError[], prefix: string, out: FieldError
 }
 
 /** PostgreSQL text cannot hold U+0000: such a value would fail in the database (a 500), so it is the caller's error. */
-export const NUL_MESSAGE = 'must not contain NUL characters';
+const NUL_MESSAGE = 'must not contain NUL characters';
 
 /**
  * Every string holding a NUL, at any depth, by its path. Iterative, so no input's shape can overflow
@@ -89,7 +89,7 @@ export async function validateInstance(instance: object): Promise<void> {
 
 const UNKNOWN = '__not_snake_case__';
 
-export const snakeToCamel = (s: string) => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const snakeToCamel = (s: string) => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const camelToSnake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Deepest nesting of arrays and objects a request may send; the interface's bodies need a few levels. */
@@ -119,7 +119,7 @@ const inherited = (key: string) => key in Object.prototype;
  * an unknown field rather than matching. Nesting beyond MAX_DEPTH is refused before anything recurses
  * over it.
  */
-export function camelizeKeys(value: unknown, depth = 0): unknown {
+function camelizeKeys(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) throw new ValidationError([], 'The request body is nested too deeply');
   if (Array.isArray(value)) return value.map((v) => camelizeKeys(v, depth + 1));
@@ -133,7 +133,7 @@ export function camelizeKeys(value: unknown, depth = 0): unknown {
 }
 
 /** Turns a field path of an input class back into the REST body's path. */
-export function snakePath(path: string): string {
+function snakePath(path: string): string {
   return path.split('.').map((p) => (p.startsWith(UNKNOWN) ? p.slice(UNKNOWN.length) : camelToSnake(p))).join('.');
 }
 
