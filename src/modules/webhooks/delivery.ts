@@ -4,6 +4,7 @@ import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
 import { Webhook } from 'standardwebhooks';
 import type { WebhooksConfig } from '../../platform/config';
 import type { Metrics } from '../../platform/metrics';
+import { queryOn, type Query } from './query';
 import { WebhookSender, type AttemptResult } from './send';
 import { formatTimestamp } from '../../platform/values/time';
 import { inSpan } from '../../platform/telemetry/tracing';
@@ -80,16 +81,18 @@ export class WebhookDelivery {
   private lastSample = 0;
   private lastPrune = 0;
   private idle: Array<() => void> = [];
+  private readonly sql: Query;
   /** Claims failing (the database unreachable): said once, and once when they work again, not at every poll. */
   private claimsFailing = false;
 
   constructor(
     /** A pool of its own (src/app.ts): delivery never takes the request pool's connections, nor counts among its statements. */
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly config: WebhooksConfig,
     private readonly log: Logger,
     private readonly metrics: Metrics,
   ) {
+    this.sql = queryOn(pool);
     this.sender = new WebhookSender(config);
     this.pace = new RateLimiterQueue(new RateLimiterMemory({ points: config.maxAttemptsPerSecond, duration: 1 }), { maxQueueSize: 1e6 });
   }
@@ -113,12 +116,6 @@ export class WebhookDelivery {
     void this.housekeeping();
     this.pollTimer = setTimeout(() => this.poll(), this.config.pollIntervalMs);
     this.pollTimer.unref();
-  }
-
-  /** A statement with `?` placeholders (the statements below hold no other question mark). */
-  private async sql<T>(statement: string, params: unknown[] = []): Promise<T[]> {
-    let n = 0;
-    return (await this.pool.query(statement.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
   }
 
   private async pump(): Promise<void> {
