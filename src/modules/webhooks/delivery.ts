@@ -4,9 +4,9 @@ import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
 import { Webhook } from 'standardwebhooks';
 import type { WebhooksConfig } from '../../platform/config';
 import type { Metrics } from '../../platform/metrics';
+import { EndpointHealth } from './endpoint-health';
 import { queryOn, type Query } from './query';
 import { WebhookSender, type AttemptResult } from './send';
-import { formatTimestamp } from '../../platform/values/time';
 import { inSpan } from '../../platform/telemetry/tracing';
 
 /** A delivery claimed by this instance: one attempt to make. */
@@ -63,6 +63,7 @@ const PRUNE_MS = 3600000;
  */
 export class WebhookDelivery {
   private readonly sender: WebhookSender;
+  private readonly health: EndpointHealth;
   /** Per organization, attempts per second, waiting in FIFO order for their token (rate-limiter-flexible). */
   private readonly pace: RateLimiterQueue;
   private inFlight = 0;
@@ -94,6 +95,7 @@ export class WebhookDelivery {
   ) {
     this.sql = queryOn(pool);
     this.sender = new WebhookSender(config);
+    this.health = new EndpointHealth(this.sql, config, log, metrics);
     this.pace = new RateLimiterQueue(new RateLimiterMemory({ points: config.maxAttemptsPerSecond, duration: 1 }), { maxQueueSize: 1e6 });
   }
 
@@ -256,40 +258,7 @@ export class WebhookDelivery {
         next_attempt_at = case when r.retry_in_ms is null then d.next_attempt_at else clock_timestamp() + r.retry_in_ms * interval '1 millisecond' end,
         finished_at = case when r.outcome = 'succeeded' or r.retry_in_ms is null then clock_timestamp() end
       from r, endpoints ep where d.id = r.delivery_id and ep.id = d.endpoint_id and d.attempts = r.attempt and d.status = 'pending'`, [JSON.stringify(rows)]);
-    await this.endpointStates(batch);
-  }
-
-  /** An endpoint's failing streak, and its disabling: by a 410, or after WEBHOOK_DISABLE_AFTER of failures only. */
-  private async endpointStates(batch: Recorded[]): Promise<void> {
-    const byEndpoint = new Map<string, Recorded[]>();
-    for (const r of batch) {
-      const results = byEndpoint.get(r.delivery.endpoint_id);
-      if (results) results.push(r);
-      else byEndpoint.set(r.delivery.endpoint_id, [r]);
-    }
-    for (const [endpointId, results] of byEndpoint) {
-      const gone = results.find((r) => r.outcome === 'gone');
-      const succeeded = results.some((r) => r.outcome === 'succeeded');
-      const failingSince = results[0].delivery.failing_since;
-      if (gone) {
-        await this.disable(endpointId, 'gone', `The endpoint answered 410 Gone at ${formatTimestamp(gone.attemptedAt)}`);
-      } else if (succeeded) {
-        if (failingSince) await this.sql('update webhook_endpoint set failing_since = null where id = ?', [endpointId]);
-      } else if (!failingSince) {
-        await this.sql('update webhook_endpoint set failing_since = coalesce(failing_since, ?) where id = ?', [results[0].attemptedAt, endpointId]);
-      } else if (Date.now() - failingSince.getTime() >= this.config.disableAfterMs) {
-        await this.disable(endpointId, 'failing', `Every delivery failed since ${formatTimestamp(failingSince)}`);
-      }
-    }
-  }
-
-  private async disable(endpointId: string, reason: 'gone' | 'failing', text: string): Promise<void> {
-    const rows = await this.sql(`update webhook_endpoint set disabled_at = clock_timestamp(), disabled_reason = ?, updated_at = clock_timestamp()
-      where id = ? and disabled_at is null returning id`, [text, endpointId]);
-    if (rows.length) {
-      this.metrics.webhookEndpointsDisabled.inc({ reason });
-      this.log.warn({ endpoint: endpointId, reason: text }, 'webhooks: endpoint disabled');
-    }
+    await this.health.record(batch);
   }
 
   /** The backlog gauges, and the pruning of what is past retention. Failures only wait for the next poll. */
