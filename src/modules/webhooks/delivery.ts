@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import type { WebhooksConfig } from '../../platform/config';
 import type { Metrics } from '../../platform/metrics';
 import { EndpointHealth } from './endpoint-health';
+import { WebhookHousekeeping } from './housekeeping';
 import { queryOn, type Query } from './query';
 import { WebhookSender, type AttemptResult } from './send';
 import { inSpan } from '../../platform/telemetry/tracing';
@@ -41,12 +42,8 @@ interface Recorded extends AttemptResult {
 export const LEASE_MARGIN_MS = 5000;
 /** Results are written together: one statement per this many milliseconds of answers, not one per answer. */
 const FLUSH_MS = 20;
-/** The backlog gauges are sampled at most this often. */
-const SAMPLE_MS = 10000;
 /** At shutdown, how long attempts in flight are waited for; the others are left to their lease (attempted again). */
 const STOP_WAIT_MS = 2000;
-/** Finished rows past retention are deleted this often by each instance (idempotent, cheap with the indexes). */
-const PRUNE_MS = 3600000;
 
 /**
  * The delivery loop of one instance (docs/webhooks.md). Any number of instances run it on one database:
@@ -60,10 +57,14 @@ const PRUNE_MS = 3600000;
  *   so that a result arriving after its lease ran out (and another instance claimed it) changes nothing.
  * - Woken by the outbox's message (decoded by the change listener), and polling every WEBHOOK_POLL_INTERVAL for
  *   retries and wake-ups missed.
+ * - Recorded attempts judge their endpoints' health (endpoint-health.ts); the polls also sample the backlog and
+ *   prune (housekeeping.ts).
  */
 export class WebhookDelivery {
+  private readonly sql: Query;
   private readonly sender: WebhookSender;
   private readonly health: EndpointHealth;
+  private readonly housekeeping: WebhookHousekeeping;
   /** Per organization, attempts per second, waiting in FIFO order for their token (rate-limiter-flexible). */
   private readonly pace: RateLimiterQueue;
   private inFlight = 0;
@@ -79,10 +80,7 @@ export class WebhookDelivery {
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private pollTimer: NodeJS.Timeout | null = null;
-  private lastSample = 0;
-  private lastPrune = 0;
   private idle: Array<() => void> = [];
-  private readonly sql: Query;
   /** Claims failing (the database unreachable): said once, and once when they work again, not at every poll. */
   private claimsFailing = false;
 
@@ -96,12 +94,13 @@ export class WebhookDelivery {
     this.sql = queryOn(pool);
     this.sender = new WebhookSender(config);
     this.health = new EndpointHealth(this.sql, config, log, metrics);
+    this.housekeeping = new WebhookHousekeeping(this.sql, config, log, metrics);
     this.pace = new RateLimiterQueue(new RateLimiterMemory({ points: config.maxAttemptsPerSecond, duration: 1 }), { maxQueueSize: 1e6 });
   }
 
   start(): void {
     this.stopped = false;
-    this.lastPrune = Date.now() - PRUNE_MS + 60000;
+    this.housekeeping.start();
     this.poll();
   }
 
@@ -115,7 +114,7 @@ export class WebhookDelivery {
   private poll(): void {
     if (this.stopped) return;
     this.wake();
-    void this.housekeeping();
+    void this.housekeeping.run();
     this.pollTimer = setTimeout(() => this.poll(), this.config.pollIntervalMs);
     this.pollTimer.unref();
   }
@@ -261,36 +260,9 @@ export class WebhookDelivery {
     await this.health.record(batch);
   }
 
-  /** The backlog gauges, and the pruning of what is past retention. Failures only wait for the next poll. */
-  private async housekeeping(): Promise<void> {
-    const now = Date.now();
-    try {
-      if (now - this.lastSample >= Math.max(this.config.pollIntervalMs, SAMPLE_MS)) {
-        this.lastSample = now;
-        const [row] = await this.sql<{ due: number; oldest: number | null }>(`select count(*)::int as due,
-            extract(epoch from clock_timestamp() - min(d.next_attempt_at))::float8 as oldest
-          from webhook_delivery d join webhook_endpoint ep on ep.id = d.endpoint_id and ep.disabled_at is null
-          where d.status = 'pending' and d.next_attempt_at <= clock_timestamp()`);
-        this.metrics.webhookDue.set(row.due);
-        this.metrics.webhookOldestDue.set(row.oldest ?? 0);
-      }
-      if (now - this.lastPrune >= PRUNE_MS) {
-        this.lastPrune = now;
-        await this.prune();
-      }
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'webhooks: housekeeping failed; trying again later');
-    }
-  }
-
-  /** Attempts, finished deliveries and their events past WEBHOOK_RETENTION; deliveries of disabled endpoints too. */
-  async prune(): Promise<void> {
-    const seconds = this.config.retentionMs / 1000;
-    await this.sql(`delete from webhook_attempt where attempted_at < clock_timestamp() - make_interval(secs => ?)`, [seconds]);
-    await this.sql(`delete from webhook_delivery d where d.created_at < clock_timestamp() - make_interval(secs => ?)
-      and (d.status <> 'pending' or exists (select 1 from webhook_endpoint ep where ep.id = d.endpoint_id and ep.disabled_at is not null))`, [seconds]);
-    await this.sql(`delete from webhook_event e where e.created_at < clock_timestamp() - make_interval(secs => ?)
-      and not exists (select 1 from webhook_delivery d where d.event_id = e.id)`, [seconds]);
+  /** Pruning now, not at the hourly pass (webhooks.delivery.test.ts checks retention with it). */
+  prune(): Promise<void> {
+    return this.housekeeping.prune();
   }
 
   /**
