@@ -4,8 +4,10 @@ import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
 import { Webhook } from 'standardwebhooks';
 import type { WebhooksConfig } from '../../platform/config';
 import type { Metrics } from '../../platform/metrics';
+import { EndpointHealth } from './endpoint-health';
+import { WebhookHousekeeping } from './housekeeping';
+import { queryOn, type Query } from './query';
 import { WebhookSender, type AttemptResult } from './send';
-import { formatTimestamp } from '../../platform/values/time';
 import { inSpan } from '../../platform/telemetry/tracing';
 
 /** A delivery claimed by this instance: one attempt to make. */
@@ -40,12 +42,8 @@ interface Recorded extends AttemptResult {
 export const LEASE_MARGIN_MS = 5000;
 /** Results are written together: one statement per this many milliseconds of answers, not one per answer. */
 const FLUSH_MS = 20;
-/** The backlog gauges are sampled at most this often. */
-const SAMPLE_MS = 10000;
 /** At shutdown, how long attempts in flight are waited for; the others are left to their lease (attempted again). */
 const STOP_WAIT_MS = 2000;
-/** Finished rows past retention are deleted this often by each instance (idempotent, cheap with the indexes). */
-const PRUNE_MS = 3600000;
 
 /**
  * The delivery loop of one instance (docs/webhooks.md). Any number of instances run it on one database:
@@ -59,9 +57,14 @@ const PRUNE_MS = 3600000;
  *   so that a result arriving after its lease ran out (and another instance claimed it) changes nothing.
  * - Woken by the outbox's message (decoded by the change listener), and polling every WEBHOOK_POLL_INTERVAL for
  *   retries and wake-ups missed.
+ * - Recorded attempts judge their endpoints' health (endpoint-health.ts); the polls also sample the backlog and
+ *   prune (housekeeping.ts).
  */
 export class WebhookDelivery {
+  private readonly sql: Query;
   private readonly sender: WebhookSender;
+  private readonly health: EndpointHealth;
+  private readonly housekeeping: WebhookHousekeeping;
   /** Per organization, attempts per second, waiting in FIFO order for their token (rate-limiter-flexible). */
   private readonly pace: RateLimiterQueue;
   private inFlight = 0;
@@ -77,26 +80,27 @@ export class WebhookDelivery {
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private pollTimer: NodeJS.Timeout | null = null;
-  private lastSample = 0;
-  private lastPrune = 0;
   private idle: Array<() => void> = [];
   /** Claims failing (the database unreachable): said once, and once when they work again, not at every poll. */
   private claimsFailing = false;
 
   constructor(
     /** A pool of its own (src/app.ts): delivery never takes the request pool's connections, nor counts among its statements. */
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly config: WebhooksConfig,
     private readonly log: Logger,
     private readonly metrics: Metrics,
   ) {
+    this.sql = queryOn(pool);
     this.sender = new WebhookSender(config);
+    this.health = new EndpointHealth(this.sql, config, log, metrics);
+    this.housekeeping = new WebhookHousekeeping(this.sql, config, log, metrics);
     this.pace = new RateLimiterQueue(new RateLimiterMemory({ points: config.maxAttemptsPerSecond, duration: 1 }), { maxQueueSize: 1e6 });
   }
 
   start(): void {
     this.stopped = false;
-    this.lastPrune = Date.now() - PRUNE_MS + 60000;
+    this.housekeeping.start();
     this.poll();
   }
 
@@ -110,15 +114,9 @@ export class WebhookDelivery {
   private poll(): void {
     if (this.stopped) return;
     this.wake();
-    void this.housekeeping();
+    void this.housekeeping.run();
     this.pollTimer = setTimeout(() => this.poll(), this.config.pollIntervalMs);
     this.pollTimer.unref();
-  }
-
-  /** A statement with `?` placeholders (the statements below hold no other question mark). */
-  private async sql<T>(statement: string, params: unknown[] = []): Promise<T[]> {
-    let n = 0;
-    return (await this.pool.query(statement.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
   }
 
   private async pump(): Promise<void> {
@@ -259,72 +257,12 @@ export class WebhookDelivery {
         next_attempt_at = case when r.retry_in_ms is null then d.next_attempt_at else clock_timestamp() + r.retry_in_ms * interval '1 millisecond' end,
         finished_at = case when r.outcome = 'succeeded' or r.retry_in_ms is null then clock_timestamp() end
       from r, endpoints ep where d.id = r.delivery_id and ep.id = d.endpoint_id and d.attempts = r.attempt and d.status = 'pending'`, [JSON.stringify(rows)]);
-    await this.endpointStates(batch);
+    await this.health.record(batch);
   }
 
-  /** An endpoint's failing streak, and its disabling: by a 410, or after WEBHOOK_DISABLE_AFTER of failures only. */
-  private async endpointStates(batch: Recorded[]): Promise<void> {
-    const byEndpoint = new Map<string, Recorded[]>();
-    for (const r of batch) {
-      const results = byEndpoint.get(r.delivery.endpoint_id);
-      if (results) results.push(r);
-      else byEndpoint.set(r.delivery.endpoint_id, [r]);
-    }
-    for (const [endpointId, results] of byEndpoint) {
-      const gone = results.find((r) => r.outcome === 'gone');
-      const succeeded = results.some((r) => r.outcome === 'succeeded');
-      const failingSince = results[0].delivery.failing_since;
-      if (gone) {
-        await this.disable(endpointId, 'gone', `The endpoint answered 410 Gone at ${formatTimestamp(gone.attemptedAt)}`);
-      } else if (succeeded) {
-        if (failingSince) await this.sql('update webhook_endpoint set failing_since = null where id = ?', [endpointId]);
-      } else if (!failingSince) {
-        await this.sql('update webhook_endpoint set failing_since = coalesce(failing_since, ?) where id = ?', [results[0].attemptedAt, endpointId]);
-      } else if (Date.now() - failingSince.getTime() >= this.config.disableAfterMs) {
-        await this.disable(endpointId, 'failing', `Every delivery failed since ${formatTimestamp(failingSince)}`);
-      }
-    }
-  }
-
-  private async disable(endpointId: string, reason: 'gone' | 'failing', text: string): Promise<void> {
-    const rows = await this.sql(`update webhook_endpoint set disabled_at = clock_timestamp(), disabled_reason = ?, updated_at = clock_timestamp()
-      where id = ? and disabled_at is null returning id`, [text, endpointId]);
-    if (rows.length) {
-      this.metrics.webhookEndpointsDisabled.inc({ reason });
-      this.log.warn({ endpoint: endpointId, reason: text }, 'webhooks: endpoint disabled');
-    }
-  }
-
-  /** The backlog gauges, and the pruning of what is past retention. Failures only wait for the next poll. */
-  private async housekeeping(): Promise<void> {
-    const now = Date.now();
-    try {
-      if (now - this.lastSample >= Math.max(this.config.pollIntervalMs, SAMPLE_MS)) {
-        this.lastSample = now;
-        const [row] = await this.sql<{ due: number; oldest: number | null }>(`select count(*)::int as due,
-            extract(epoch from clock_timestamp() - min(d.next_attempt_at))::float8 as oldest
-          from webhook_delivery d join webhook_endpoint ep on ep.id = d.endpoint_id and ep.disabled_at is null
-          where d.status = 'pending' and d.next_attempt_at <= clock_timestamp()`);
-        this.metrics.webhookDue.set(row.due);
-        this.metrics.webhookOldestDue.set(row.oldest ?? 0);
-      }
-      if (now - this.lastPrune >= PRUNE_MS) {
-        this.lastPrune = now;
-        await this.prune();
-      }
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'webhooks: housekeeping failed; trying again later');
-    }
-  }
-
-  /** Attempts, finished deliveries and their events past WEBHOOK_RETENTION; deliveries of disabled endpoints too. */
-  async prune(): Promise<void> {
-    const seconds = this.config.retentionMs / 1000;
-    await this.sql(`delete from webhook_attempt where attempted_at < clock_timestamp() - make_interval(secs => ?)`, [seconds]);
-    await this.sql(`delete from webhook_delivery d where d.created_at < clock_timestamp() - make_interval(secs => ?)
-      and (d.status <> 'pending' or exists (select 1 from webhook_endpoint ep where ep.id = d.endpoint_id and ep.disabled_at is not null))`, [seconds]);
-    await this.sql(`delete from webhook_event e where e.created_at < clock_timestamp() - make_interval(secs => ?)
-      and not exists (select 1 from webhook_delivery d where d.event_id = e.id)`, [seconds]);
+  /** Pruning now, not at the hourly pass (webhooks.delivery.test.ts checks retention with it). */
+  prune(): Promise<void> {
+    return this.housekeeping.prune();
   }
 
   /**
