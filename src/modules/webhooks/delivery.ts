@@ -39,7 +39,7 @@ interface Recorded extends AttemptResult {
  * abandoned (an instance killed in the middle): its result is written within this margin. A claim that waited for
  * its organization's pace longer than half of it is renewed before the attempt, or dropped if another instance took it.
  */
-export const LEASE_MARGIN_MS = 5000;
+const LEASE_MARGIN_MS = 5000;
 /** Results are written together: one statement per this many milliseconds of answers, not one per answer. */
 const FLUSH_MS = 20;
 /** At shutdown, how long attempts in flight are waited for; the others are left to their lease (attempted again). */

@@ -4,7 +4,7 @@ import type { WebhooksConfig } from '../../platform/config';
 import { TargetRefused, guardedLookup, literalRefusal } from './target';
 
 /** What an attempt came to, as webhook_attempt.outcome keeps it. */
-type AttemptOutcome = 'succeeded' | 'failed' | 'gone' | 'timeout' | 'unreachable' | 'refused';
+export type AttemptOutcome = 'succeeded' | 'failed' | 'gone' | 'timeout' | 'unreachable' | 'refused';
 
 export interface AttemptResult {
   outcome: AttemptOutcome;
