@@ -2,6 +2,7 @@ import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { DEMO_IDS, demoLegacyId } from '../examples';
 import { ConstructionTypeEnum, CurrencyEnum, ResponseTypeEnum } from '../enums';
 import { Rest, RestRecord } from '../../platform/outputs/output';
+import { PageInfo } from '../../platform/outputs/page-info';
 
 const DAY = { format: 'date' };
 
@@ -67,32 +68,10 @@ export class ProjectEdge {
   @Field(() => Project) node!: Project;
 }
 
-/** Relay's PageInfo. Pages only go forward (`first`, `after`). */
-@ObjectType({ simpleResolvers: true })
-export class PageInfo {
-  @Field() hasNextPage!: boolean;
-  @Field({ description: 'true when the page was asked for `after` a cursor' }) hasPreviousPage!: boolean;
-  @Field(() => String, { nullable: true, description: 'Cursor of the first edge; null for an empty page' }) startCursor!: string | null;
-  @Field(() => String, { nullable: true, description: 'Cursor of the last edge; null for an empty page' }) endCursor!: string | null;
-}
-
 @ObjectType({ simpleResolvers: true })
 export class ProjectConnection {
   @Field(() => [Project]) nodes!: Project[];
   @Field(() => [ProjectEdge]) edges!: ProjectEdge[];
   @Field(() => PageInfo) pageInfo!: PageInfo;
   @Field(() => Int) totalCount!: number;
-}
-
-/** A trade (lot) of a project, wherever it appears: in `Project.trades` and as a template's `trade`. */
-@ObjectType({ description: 'A trade (lot) of a project', simpleResolvers: true })
-export class ProjectTrade {
-  @Field(() => ID) @Rest({ example: DEMO_IDS.projectTrades.residence['01'] }) id!: string;
-  @Field(() => ID) @Rest({ example: DEMO_IDS.projects.residence }) projectId!: string;
-  @Field() @Rest({ example: '01' }) number!: string;
-  @Field() @Rest({ example: 'Gros œuvre' }) name!: string;
-  @Field() @Rest({ example: 'GO' }) shortName!: string;
-  @Field(() => String, { nullable: true }) comment!: string | null;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => Date) updatedAt!: Date;
 }

@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { payloadProject, type ProjectPayloadRoot } from '../projects/project.payloads';
-import { ProjectTrade } from '../projects/project.output';
+import { ProjectTrade } from './project-trade.output';
 
 @ObjectType({ description: '`project.trades` lists the new trade', simpleResolvers: true })
 export class CreateProjectTradePayload implements ProjectPayloadRoot {

@@ -5,7 +5,8 @@ import type { ProjectView } from '../projects/project.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { CreateProjectTradePayload, DeleteProjectTradePayload, UpdateProjectTradePayload } from './project-trade.payloads';
-import { Project, ProjectTrade } from '../projects/project.output';
+import { Project } from '../projects/project.output';
+import { ProjectTrade } from './project-trade.output';
 
 @Resolver(() => Project)
 export class ProjectTradesFieldResolver {

@@ -1,7 +1,7 @@
 import { CreateProjectTradeInput, UpdateProjectTradeInput } from './project-trade.input';
 import { ProjectParams, ProjectTradeParams } from '../../platform/rest/params';
 import { ProjectTradeService } from './project-trade.service';
-import { ProjectTrade } from '../projects/project.output';
+import { ProjectTrade } from './project-trade.output';
 import { keyed, keyedList, route, type RouteDef } from '../../platform/rest/route';
 import { toRest } from '../../platform/rest/serialize';
 
