@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inFileTree } from './support/file-tree';
 
 /**
  * The shape of src/ as rules (.dependency-cruiser.cjs; docs/architecture.md, "Boundaries"), checked by
@@ -37,40 +36,31 @@ describe('the import rules of src/ (.dependency-cruiser.cjs)', () => {
   }, 120000);
 
   it('fail on each kind of forbidden import, and let entities relate both ways (a tree made for the test)', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'boundaries-'));
-    try {
-      const files: Record<string, string> = {
-        'tsconfig.json': '{ "compilerOptions": { "module": "commonjs", "strict": true } }',
-        // platform imports a module
-        'src/platform/clock.ts': "import { now } from '../modules/organizations/organization.service';\nexport const clock = now;\n",
-        // a module reaches another's internals, which is also a later folder in the order
-        'src/modules/organizations/organization.service.ts': "import { helper } from '../projects/helpers';\nexport const now = () => helper();\n",
-        'src/modules/projects/helpers.ts': "export const helper = () => 1;\n",
-        // a later folder uses an earlier one's service: allowed
-        'src/modules/projects/project.service.ts': "import { now } from '../organizations/organization.service';\nexport const later = () => now() + 1;\n",
-        // a module imports the demo data
-        'src/modules/projects/project.output.ts': "import { DEMO } from '../../seed/demo';\nexport const example = DEMO;\n",
-        'src/seed/demo.ts': "export const DEMO = 'demo';\n",
-        // two entities relate both ways: allowed; an entity reaching a later folder's service: not
-        'src/modules/projects/project.entity.ts': "import type { Organization } from '../organizations/organization.entity';\nexport class Project { organization?: Organization; }\n",
-        'src/modules/organizations/organization.entity.ts': "import type { Project } from '../projects/project.entity';\nimport type { later } from '../projects/project.service';\nexport class Organization { projects?: Project[]; next?: typeof later; }\n",
-        // a folder the order does not name
-        'src/modules/newcomer/newcomer.service.ts': "import { clock } from '../../platform/clock';\nexport const at = clock;\n",
-      };
-      for (const [file, text] of Object.entries(files)) {
-        mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-        writeFileSync(path.join(dir, file), text);
-      }
-      expect(violations(dir).map(named).sort()).toEqual([
-        'demo-data-only-from-entry-points: src/modules/projects/project.output.ts -> src/seed/demo.ts',
-        'module-folder-in-the-order: src/modules/newcomer/newcomer.service.ts -> src/platform/clock.ts',
-        'module-through-its-public-files: src/modules/organizations/organization.service.ts -> src/modules/projects/helpers.ts',
-        'modules-in-one-direction: src/modules/organizations/organization.entity.ts -> src/modules/projects/project.service.ts',
-        'modules-in-one-direction: src/modules/organizations/organization.service.ts -> src/modules/projects/helpers.ts',
-        'platform-imports-no-module: src/platform/clock.ts -> src/modules/organizations/organization.service.ts',
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const files: Record<string, string> = {
+      'tsconfig.json': '{ "compilerOptions": { "module": "commonjs", "strict": true } }',
+      // platform imports a module
+      'src/platform/clock.ts': "import { now } from '../modules/organizations/organization.service';\nexport const clock = now;\n",
+      // a module reaches another's internals, which is also a later folder in the order
+      'src/modules/organizations/organization.service.ts': "import { helper } from '../projects/helpers';\nexport const now = () => helper();\n",
+      'src/modules/projects/helpers.ts': "export const helper = () => 1;\n",
+      // a later folder uses an earlier one's service: allowed
+      'src/modules/projects/project.service.ts': "import { now } from '../organizations/organization.service';\nexport const later = () => now() + 1;\n",
+      // a module imports the demo data
+      'src/modules/projects/project.output.ts': "import { DEMO } from '../../seed/demo';\nexport const example = DEMO;\n",
+      'src/seed/demo.ts': "export const DEMO = 'demo';\n",
+      // two entities relate both ways: allowed; an entity reaching a later folder's service: not
+      'src/modules/projects/project.entity.ts': "import type { Organization } from '../organizations/organization.entity';\nexport class Project { organization?: Organization; }\n",
+      'src/modules/organizations/organization.entity.ts': "import type { Project } from '../projects/project.entity';\nimport type { later } from '../projects/project.service';\nexport class Organization { projects?: Project[]; next?: typeof later; }\n",
+      // a folder the order does not name
+      'src/modules/newcomer/newcomer.service.ts': "import { clock } from '../../platform/clock';\nexport const at = clock;\n",
+    };
+    expect(inFileTree(files, (dir) => violations(dir).map(named).sort())).toEqual([
+      'demo-data-only-from-entry-points: src/modules/projects/project.output.ts -> src/seed/demo.ts',
+      'module-folder-in-the-order: src/modules/newcomer/newcomer.service.ts -> src/platform/clock.ts',
+      'module-through-its-public-files: src/modules/organizations/organization.service.ts -> src/modules/projects/helpers.ts',
+      'modules-in-one-direction: src/modules/organizations/organization.entity.ts -> src/modules/projects/project.service.ts',
+      'modules-in-one-direction: src/modules/organizations/organization.service.ts -> src/modules/projects/helpers.ts',
+      'platform-imports-no-module: src/platform/clock.ts -> src/modules/organizations/organization.service.ts',
+    ]);
   }, 120000);
 });
