@@ -41,10 +41,10 @@ module.exports = {
   forbidden: [
     {
       name: 'platform-imports-no-module',
-      comment: 'src/platform is what every module uses: it imports no module, no demo data, no entry point.',
+      comment: 'src/platform is what every module uses: it imports no module, no migration, no demo data, no entry point (mikro-orm.config.ts, which names the data model, is one).',
       severity: 'error',
       from: { path: '^src/platform/' },
-      to: { path: '^src/(modules|seed|cli)/|^src/(app|server)\\.ts$' },
+      to: { path: '^src/(modules|seed|cli|migrations)/|^src/(app|server)\\.ts$|^mikro-orm\\.config\\.ts$' },
     },
     {
       name: 'demo-data-only-from-entry-points',

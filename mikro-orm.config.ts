@@ -1,54 +1,15 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { Migrator } from '@mikro-orm/migrations';
+import type { Options } from '@mikro-orm/postgresql';
 import { ENTITIES } from './src/modules/entities';
 import { MIGRATIONS } from './src/migrations';
 import type { DatabaseLimits } from './src/platform/config';
-import { PRIMARY, poolOptions, type PoolRole, type SessionSettings } from './src/platform/database/limits';
+import type { PoolRole, SessionSettings } from './src/platform/database/limits';
+import { ormConfig as configOf, type DataModel } from './src/platform/database/orm-config';
 
-/**
- * application_name of this process's database sessions (unique per process, across hosts): how the
- * shutdown finds the sessions it ends (src/platform/database/database.ts), and how an operator tells instances apart.
- */
-export const SESSION_NAME = `tender-bff ${process.pid} ${randomBytes(4).toString('hex')}`;
+/** This service's data model, which the entry points hand to src/platform/database (platform imports no module). */
+export const DATA_MODEL: DataModel = { entities: ENTITIES, migrations: MIGRATIONS };
 
-/**
- * The ORM configuration for a database URL; every entry point (server, CLI, tests) goes through here.
- * `limits` bounds every wait of the request pool; leave it out for migrations and maintenance commands.
- * `sessionSettings` says where the request pool's server settings go (src/platform/database/limits.ts): in the startup
- * packet on a connection to PostgreSQL itself, after each BEGIN through a transaction pooler. `role` says what
- * the pool's commits mean for read-your-writes (src/platform/database/limits.ts): the primary's, or a replica's.
- */
-export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, limits?: DatabaseLimits, sessionSettings: SessionSettings = 'startup', role: PoolRole = PRIMARY): Options {
-  const waits = poolOptions(limits, sessionSettings, role);
-  return defineConfig({
-    clientUrl,
-    entities: ENTITIES,
-    extensions: [Migrator],
-    discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
-    forceUtcTimezone: true,
-    allowGlobalContext: false,
-    migrations: {
-      migrationsList: MIGRATIONS,
-      transactional: true,
-      allOrNothing: true,
-      snapshot: false,
-      silent: true,
-      tableName: 'mikro_orm_migrations',
-    },
-    // rate_limit belongs to rate-limiter-flexible (src/platform/http/rate-limiters.ts), service_secret to file-url.ts's SQL,
-    // the *_statistics tables to the triggers of Migration20261220000000_statistics.
-    schemaGenerator: { skipTables: ['rate_limit', 'service_secret', 'document_statistics', 'template_statistics', 'project_statistics', 'idempotency_key',
-      'webhook_endpoint', 'webhook_event', 'webhook_delivery', 'webhook_attempt'] },
-    pool: waits.pool,
-    // jit off (in waits.connection): short OLTP and aggregate queries lose more to JIT compilation than they gain.
-    driverOptions: {
-      connection: { ...waits.connection, application_name: SESSION_NAME },
-      // knex prints its own messages with console.log; the errors behind them reach our JSON logs anyway.
-      log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
-    },
-    ...overrides,
-  });
+/** The ORM configuration of DATA_MODEL for a database URL (src/platform/database/orm-config.ts). */
+export function ormConfig(clientUrl: string, overrides?: Partial<Options>, limits?: DatabaseLimits, sessionSettings?: SessionSettings, role?: PoolRole): Options {
+  return configOf(DATA_MODEL, clientUrl, overrides, limits, sessionSettings, role);
 }
-

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { ormConfig } from '../mikro-orm.config';
+import { DATA_MODEL, ormConfig } from '../mikro-orm.config';
 import { createApp, listen } from '../src/app';
 import { loadConfig } from '../src/platform/config';
 import { adminQuery, withDatabase } from '../src/platform/database/admin';
@@ -63,7 +63,7 @@ async function startInstance(label: string, primaryUrl: string, replicaUrl: stri
   });
   const log = createLogger(config);
   const orm = await MikroORM.init(ormConfig(primaryUrl, {}, config.database, 'startup', primaryRole(config)));
-  const replicas = await openReplicas(config, log);
+  const replicas = await openReplicas(config, DATA_MODEL, log);
   const app = await createApp({ config, orm, log, database: { url: primaryUrl, directUrl: primaryUrl, sessionSettings: 'startup', replicas } });
   const server = await listen(app, '127.0.0.1', 0);
   config.publicUrl = server.url;

@@ -9,6 +9,7 @@ import { createLogger } from './platform/logger';
 import { loadDemoData } from './seed/demo-data';
 import { shutDown } from './platform/shutdown';
 import { stopTracing } from './platform/telemetry/tracing';
+import { DATA_MODEL } from '../mikro-orm.config';
 
 function readConfig(): Config {
   try {
@@ -26,7 +27,7 @@ function readConfig(): Config {
 async function main(): Promise<void> {
   const config = readConfig();
   const log = createLogger(config);
-  const db = await openDatabase(config, log);
+  const db = await openDatabase(config, DATA_MODEL, log);
   if (config.seedDemo) {
     const created = await loadDemoData(db.orm.em.fork());
     log.info(created ? 'demo data loaded' : 'demo data already present');

@@ -48,6 +48,9 @@ describe('the import rules of src/ (.dependency-cruiser.cjs)', () => {
       // a module imports the demo data
       'src/modules/projects/project.output.ts': "import { DEMO } from '../../seed/demo';\nexport const example = DEMO;\n",
       'src/seed/demo.ts': "export const DEMO = 'demo';\n",
+      // platform reaches the data model through the entry points' file
+      'src/platform/orm.ts': "import { MODEL } from '../../mikro-orm.config';\nexport const model = MODEL;\n",
+      'mikro-orm.config.ts': "export const MODEL = {};\n",
       // two entities relate both ways: allowed; an entity reaching a later folder's service: not
       'src/modules/projects/project.entity.ts': "import type { Organization } from '../organizations/organization.entity';\nexport class Project { organization?: Organization; }\n",
       'src/modules/organizations/organization.entity.ts': "import type { Project } from '../projects/project.entity';\nimport type { later } from '../projects/project.service';\nexport class Organization { projects?: Project[]; next?: typeof later; }\n",
@@ -61,6 +64,7 @@ describe('the import rules of src/ (.dependency-cruiser.cjs)', () => {
       'modules-in-one-direction: src/modules/organizations/organization.entity.ts -> src/modules/projects/project.service.ts',
       'modules-in-one-direction: src/modules/organizations/organization.service.ts -> src/modules/projects/helpers.ts',
       'platform-imports-no-module: src/platform/clock.ts -> src/modules/organizations/organization.service.ts',
+      'platform-imports-no-module: src/platform/orm.ts -> mikro-orm.config.ts',
     ]);
   }, 120000);
 });

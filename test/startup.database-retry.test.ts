@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { loadConfig } from '../src/platform/config';
 import { openDatabase } from '../src/platform/database/database';
+import { DATA_MODEL } from '../mikro-orm.config';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
 import { freePort } from './support/ports';
 
@@ -31,7 +32,7 @@ describe('starting while the database is down (DATABASE_START_TIMEOUT_MS)', () =
     // Nothing listens on this port.
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `postgres://postgres:secret@127.0.0.1:${closed}/tender`, DATABASE_START_TIMEOUT_MS: '1500', DATABASE_CONNECT_TIMEOUT_MS: '300' });
     const started = Date.now();
-    const err: Error = await openDatabase(config, log).then(() => new Error('opened'), (e: Error) => e);
+    const err: Error = await openDatabase(config, DATA_MODEL, log).then(() => new Error('opened'), (e: Error) => e);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
     expect(err.message).toMatch(new RegExp(`^the database at 127\\.0\\.0\\.1:${closed}/tender did not answer within 1500 ms \\(DATABASE_START_TIMEOUT_MS\\) after \\d+ attempts; last error: connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}$`));
     expect(err.message).not.toMatch(/\n|secret/);
@@ -48,7 +49,7 @@ describe('starting while the database is down (DATABASE_START_TIMEOUT_MS)', () =
   it('opens the database as soon as it comes up within the bound, then serves from it', async () => {
     const { log, lines } = capturingLogger();
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url, DATABASE_START_TIMEOUT_MS: '20000', DATABASE_CONNECT_TIMEOUT_MS: '300' });
-    const opening = openDatabase(config, log);
+    const opening = openDatabase(config, DATA_MODEL, log);
     await new Promise((r) => setTimeout(r, 800));
     await cluster.restart();
     const db = await opening;
@@ -70,7 +71,7 @@ describe('starting while the database is down (DATABASE_START_TIMEOUT_MS)', () =
     const wrong = new URL(url);
     wrong.password = 'not-the-password';
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: wrong.toString(), DATABASE_START_TIMEOUT_MS: '20000' });
-    await expect(openDatabase(config, log)).rejects.toThrow(/password authentication failed/);
+    await expect(openDatabase(config, DATA_MODEL, log)).rejects.toThrow(/password authentication failed/);
     expect(attemptLines(lines)).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { openDatabase } from '../platform/database/database';
 import { loadDemoData } from '../seed/demo-data';
 import { createLogger } from '../platform/logger';
 import { IdentityProviderService } from '../modules/identity/identity-provider.service';
+import { DATA_MODEL } from '../../mikro-orm.config';
 
 const COMMANDS = ['migrate', 'seed', 'migration:create', 'rotate-signing-key'];
 
@@ -21,7 +22,7 @@ async function main(command: string | undefined): Promise<void> {
   // The release step itself: whatever the instances are told (DATABASE_MIGRATE_ON_START), this one applies them.
   if (command === 'migrate') config.migrateOnStart = true;
   const log = createLogger(config);
-  const db = await openDatabase(config, log);
+  const db = await openDatabase(config, DATA_MODEL, log);
   try {
     if (command === 'migrate') {
       // openDatabase applied them, under the lock the starting instances take too, and logged which.

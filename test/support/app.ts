@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { ormConfig } from '../../mikro-orm.config';
+import { DATA_MODEL, ormConfig } from '../../mikro-orm.config';
 import { createApp, listen, type App, type RunningServer } from '../../src/app';
 import { loadConfig, type Config } from '../../src/platform/config';
 import { closeReplicas, openReplicas, primaryRole, type ReplicaEndpoint } from '../../src/platform/database/replica-pools';
@@ -149,7 +149,7 @@ export async function startAppOn(databaseUrl: string, env: Record<string, string
   const log = createLogger(config, logTo);
   const sessionSettings = await findSessionSettings(url, config.database, log);
   const orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings, primaryRole(config)));
-  const replicas = await openReplicas(config, log);
+  const replicas = await openReplicas(config, DATA_MODEL, log);
   const app = await createApp({ config, orm, log, database: { url, directUrl, sessionSettings, replicas } });
   beforeListen?.(app);
   const server = await listen(app, '127.0.0.1', 0);

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { SESSION_NAME } from '../../../mikro-orm.config';
+import { SESSION_NAME } from './orm-config';
 
 // Databases as whole things: made, dropped, and their busy sessions ended (tests, benchmarks, the shutdown).
 

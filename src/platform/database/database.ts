@@ -2,7 +2,7 @@ import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
-import { ormConfig } from '../../../mikro-orm.config';
+import { ormConfig, type DataModel } from './orm-config';
 import type { Config, DatabaseLimits } from '../config';
 import type { SessionSettings } from './limits';
 import { isDatabaseUnavailable } from '../errors/database-faults';
@@ -70,7 +70,7 @@ async function waitForDatabase(url: string, limits: Pick<DatabaseLimits, 'startT
  * lock (or, with DATABASE_MIGRATE_ON_START=false, refuses to go on while one is pending); finds where the
  * request pool's server settings can go; returns the ORM whose pool has the bounded waits of `config.database`.
  */
-export async function openDatabase(config: Config, log?: Logger): Promise<Database> {
+export async function openDatabase(config: Config, model: DataModel, log?: Logger): Promise<Database> {
   let cluster: EmbeddedCluster | null = null;
   let url = config.databaseUrl;
   let directUrl = config.databaseDirectUrl ?? url;
@@ -87,17 +87,17 @@ export async function openDatabase(config: Config, log?: Logger): Promise<Databa
   let replicas: ReplicaEndpoint[];
   try {
     if (config.migrateOnStart) {
-      const applied = await migrate(directUrl!, log);
+      const applied = await migrate(model, directUrl!, log);
       log?.info({ applied: applied.length, migrations: applied }, applied.length ? 'migrations applied' : 'migrations: schema up to date');
     } else {
-      const pending = await pendingMigrations(directUrl!);
+      const pending = await pendingMigrations(model, directUrl!);
       if (pending.length) {
         throw new Error(`the schema of ${describeDatabase(directUrl!)} is behind this build (${pending.length} pending migration${pending.length > 1 ? 's' : ''}, first ${pending[0]}): run \`npm run db:migrate\` first, or unset DATABASE_MIGRATE_ON_START`);
       }
     }
     sessionSettings = await findSessionSettings(url, config.database, log);
-    orm = await MikroORM.init(ormConfig(url, {}, config.database, sessionSettings, primaryRole(config)));
-    replicas = await openReplicas(config, log);
+    orm = await MikroORM.init(ormConfig(model, url, {}, config.database, sessionSettings, primaryRole(config)));
+    replicas = await openReplicas(config, model, log);
   } catch (err) {
     await cluster?.stop();
     throw err;

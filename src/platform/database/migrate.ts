@@ -1,8 +1,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
-import { ormConfig } from '../../../mikro-orm.config';
-import { MIGRATIONS } from '../../migrations';
+import { ormConfig, type DataModel } from './orm-config';
 
 /** First key of the migrations' advisory lock (PostgreSQL's two-key form; project locks use another space). */
 export const MIGRATION_LOCK = 0x4d49_4752;
@@ -14,7 +13,7 @@ export const MIGRATION_LOCK = 0x4d49_4752;
 const UNBOUNDED = "SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0; SET LOCAL jit = 'off'";
 
 /** Migrations of this build not recorded in the database's `mikro_orm_migrations` (all of them when it has none). */
-export async function pendingMigrations(url: string): Promise<string[]> {
+export async function pendingMigrations(model: DataModel, url: string): Promise<string[]> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   client.on('error', () => undefined);
   await client.connect();
@@ -24,7 +23,7 @@ export async function pendingMigrations(url: string): Promise<string[]> {
       throw err;
     });
     const applied = new Set(rows.map((r) => r.name.replace(/\.[jt]s$/, '')));
-    return MIGRATIONS.map((m) => m.name).filter((name) => !applied.has(name));
+    return model.migrations.map((m) => m.name).filter((name) => !applied.has(name));
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -37,8 +36,8 @@ export async function pendingMigrations(url: string): Promise<string[]> {
  * transaction-scoped: it lives exactly as long as the migrations it guards, and holds through a pooler too.
  * Resolves to the names applied.
  */
-export async function migrate(url: string, log?: Logger): Promise<string[]> {
-  const orm = await MikroORM.init(ormConfig(url));
+export async function migrate(model: DataModel, url: string, log?: Logger): Promise<string[]> {
+  const orm = await MikroORM.init(ormConfig(model, url));
   try {
     const connection = orm.em.getConnection();
     return await connection.transactional(async (trx) => {

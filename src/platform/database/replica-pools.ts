@@ -1,6 +1,6 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { ormConfig } from '../../../mikro-orm.config';
+import { ormConfig, type DataModel } from './orm-config';
 import type { Config } from '../config';
 import type { PoolRole } from './limits';
 import { WRITES_CHANNEL } from '../events/change-event';
@@ -31,7 +31,7 @@ export interface ReplicaEndpoint {
  * first poll that reaches it (its server settings found then, as the primary's), and is skipped until then
  * (src/platform/database/replicas.ts).
  */
-export async function openReplicas(config: Config, log?: Logger): Promise<ReplicaEndpoint[]> {
+export async function openReplicas(config: Config, model: DataModel, log?: Logger): Promise<ReplicaEndpoint[]> {
   return Promise.all(config.replicas.urls.map(async (url) => {
     let opening: Promise<MikroORM> | null = null;
     const endpoint: ReplicaEndpoint = {
@@ -42,7 +42,7 @@ export async function openReplicas(config: Config, log?: Logger): Promise<Replic
       open() {
         opening ??= (async () => {
           const sessionSettings = await findSessionSettings(url, config.database, log);
-          endpoint.orm = await MikroORM.init(ormConfig(url, { connect: false, ensureDatabase: false }, config.database, sessionSettings, REPLICA_ROLE));
+          endpoint.orm = await MikroORM.init(ormConfig(model, url, { connect: false, ensureDatabase: false }, config.database, sessionSettings, REPLICA_ROLE));
           return endpoint.orm;
         })().catch((err) => {
           opening = null;
