@@ -4,7 +4,6 @@
 import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { ConfigError, bool, duration, durations, int, oneOf, str, url, type Env } from './env';
-import { loadTrustedDocuments, type TrustedDocumentsMode, type TrustedDocumentsSettings } from './graphql/trusted-documents';
 
 export { ConfigError, readEnvFile } from './env';
 
@@ -74,7 +73,7 @@ export interface Config {
     maxConcurrentOperationsPerCaller: number;
     queueLengthPerCaller: number;
     /** The front end's trusted documents and whether arbitrary ones run (docs/trusted-documents.md). */
-    trustedDocuments: TrustedDocumentsSettings;
+    trustedDocuments: TrustedDocumentsConfig;
   };
   /** Admission control of the other cost classes (src/platform/http/admission.ts; docs/faults.md, "Overload"). */
   admission: AdmissionConfig;
@@ -97,6 +96,15 @@ export interface Config {
   idempotencyKeyTtlSeconds: number;
   /** Webhooks to the organizations' endpoints (docs/webhooks.md). */
   webhooks: WebhooksConfig;
+}
+
+/** Trusted documents' settings; the manifest is read at start (trusted-documents.ts, `readTrustedDocuments`), not here. */
+export interface TrustedDocumentsConfig {
+  mode: 'off' | 'allow' | 'only';
+  /** GRAPHQL_TRUSTED_DOCUMENTS: the manifest's path. */
+  file: string | null;
+  /** Callers (emails, lowercase) who may send arbitrary documents in `only` mode. */
+  arbitraryAllowed: string[];
 }
 
 /** Webhook delivery (src/modules/webhooks/delivery.ts, docs/webhooks.md). */
@@ -343,14 +351,14 @@ function metricsConfig(env: Env, production: boolean): MetricsConfig {
 const DAY = 86400;
 
 /** GRAPHQL_TRUSTED_DOCUMENTS names the manifest (then `allow` by default); `only` without one could run nothing. */
-function trustedDocumentsSettings(env: Env): TrustedDocumentsSettings {
+function trustedDocumentsSettings(env: Env): TrustedDocumentsConfig {
   const file = str(env, 'GRAPHQL_TRUSTED_DOCUMENTS', '') || null;
-  const mode = oneOf<TrustedDocumentsMode>(env, 'GRAPHQL_TRUSTED_DOCUMENTS_MODE', file ? 'allow' : 'off', ['off', 'allow', 'only']);
+  const mode = oneOf<TrustedDocumentsConfig['mode']>(env, 'GRAPHQL_TRUSTED_DOCUMENTS_MODE', file ? 'allow' : 'off', ['off', 'allow', 'only']);
   if (mode !== 'off' && !file) throw new ConfigError(`GRAPHQL_TRUSTED_DOCUMENTS_MODE=${mode} needs GRAPHQL_TRUSTED_DOCUMENTS, the manifest's path`);
   const users = str(env, 'GRAPHQL_ARBITRARY_DOCUMENTS_USERS', '');
   return {
     mode,
-    documents: mode === 'off' || !file ? null : loadTrustedDocuments(file),
+    file,
     arbitraryAllowed: users ? users.split(',').map((u) => u.trim().toLowerCase()).filter(Boolean) : [],
   };
 }
