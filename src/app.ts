@@ -25,6 +25,7 @@ import { IdentityProviderService } from './modules/identity/identity-provider.se
 import { LoginThrottle } from './modules/identity/login-throttle';
 import { TokenVerifier } from './platform/auth/token-verifier';
 import { graphqlRoutes } from './platform/graphql/server';
+import { readTrustedDocuments, type TrustedDocumentsSettings } from './platform/graphql/trusted-documents';
 import { CostBudget } from './platform/graphql/cost';
 import { PrimaryWatch } from './platform/database/primary-watch';
 import { discardConnections } from './platform/database/limits';
@@ -50,6 +51,8 @@ export interface AppDeps {
   log: Logger;
   /** How the database is reached (src/platform/database/database.ts); default: the ORM's URL, PostgreSQL itself, for everything. */
   database?: DatabaseRoutes;
+  /** The trusted documents, when the entry point read their manifest already (src/server.ts, before the database); else read here. */
+  trustedDocuments?: TrustedDocumentsSettings;
 }
 
 export interface App {
@@ -75,6 +78,8 @@ export interface App {
 /** Builds the Koa application: middleware chain, REST routers, GraphQL, the identity provider. */
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, orm, log } = deps;
+  // The manifest is read once, at start, before anything else: one that does not match refuses the start (ConfigError).
+  const trustedDocuments = deps.trustedDocuments ?? readTrustedDocuments(config.graphql.trustedDocuments);
   const clientUrl = orm.config.getClientUrl();
   const database = deps.database ?? { url: clientUrl, directUrl: clientUrl, sessionSettings: 'startup' };
   // A server that cannot decode changes refuses the start in one line (docs/subscriptions.md): an instance that could
@@ -190,13 +195,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   koa.use(restRoutes(config, verifier, callers, admission).routes());
   koa.use(fileRoutes(config).routes());
   const schema = await graphqlSchema();
-  const graphql = await graphqlRoutes(config, { verifier, callers, metrics, modules: { schema, createLoaders }, admission, budget: graphqlBudget });
+  const graphql = await graphqlRoutes(config, { verifier, callers, metrics, modules: { schema, createLoaders }, admission, budget: graphqlBudget, trustedDocuments });
   koa.use(graphql.router.routes());
   const subscriptions = createSubscriptionServer({
     config, orm, log, metrics, verifier, feed, lifecycle,
     schema,
     quota: limiters.api,
     callers,
+    trustedDocuments,
     // The address Koa gives HTTP requests (TRUST_PROXY, the last X-Forwarded-For entry), for the client_ip binding.
     clientIp: (request) => koa.createContext(request, new http.ServerResponse(request)).ip,
   });

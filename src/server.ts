@@ -4,6 +4,7 @@ import './platform/telemetry/preload';
 import 'reflect-metadata';
 import { createApp, listen } from './app';
 import { ConfigError, loadConfig, readEnvFile, type Config } from './platform/config';
+import { readTrustedDocuments, type TrustedDocumentsSettings } from './platform/graphql/trusted-documents';
 import { openDatabase } from './platform/database/database';
 import { createLogger } from './platform/logger';
 import { loadDemoData } from './seed/demo-data';
@@ -11,10 +12,12 @@ import { shutDown } from './platform/shutdown';
 import { stopTracing } from './platform/telemetry/tracing';
 import { DATA_MODEL } from '../mikro-orm.config';
 
-function readConfig(): Config {
+/** The configuration, and the files it names (the trusted documents' manifest): a fault in either stops here, before the database. */
+function readConfig(): { config: Config; trustedDocuments: TrustedDocumentsSettings } {
   try {
     readEnvFile();
-    return loadConfig();
+    const config = loadConfig();
+    return { config, trustedDocuments: readTrustedDocuments(config.graphql.trustedDocuments) };
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`Configuration error: ${err.message}`);
@@ -25,14 +28,14 @@ function readConfig(): Config {
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
+  const { config, trustedDocuments } = readConfig();
   const log = createLogger(config);
   const db = await openDatabase(config, DATA_MODEL, log);
   if (config.seedDemo) {
     const created = await loadDemoData(db.orm.em.fork());
     log.info(created ? 'demo data loaded' : 'demo data already present');
   }
-  const app = await createApp({ config, orm: db.orm, log, database: db });
+  const app = await createApp({ config, orm: db.orm, log, database: db, trustedDocuments });
   const running = await listen(app, config.host, config.port);
 
   let stopping = false;

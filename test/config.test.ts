@@ -179,4 +179,27 @@ describe('configuration', () => {
     expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0' })).toThrow(/^WEBHOOK_ALLOWED_NETWORKS must be none or a comma-separated list of networks/);
     expect(() => loadConfig({ WEBHOOK_TIMEOUT: '2m' })).toThrow(ConfigError);
   });
+
+  it('reads no file: the trusted documents\' manifest is named here and read at start (trusted-documents.ts)', () => {
+    expect(loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: '/nowhere/persisted-documents.json' }).graphql.trustedDocuments)
+      .toEqual({ file: '/nowhere/persisted-documents.json', mode: 'allow', arbitraryAllowed: [] });
+    expect(loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: '/m.json', GRAPHQL_TRUSTED_DOCUMENTS_MODE: 'only', GRAPHQL_ARBITRARY_DOCUMENTS_USERS: ' Dev@Example.com, ,b@x.test' })
+      .graphql.trustedDocuments).toEqual({ file: '/m.json', mode: 'only', arbitraryAllowed: ['dev@example.com', 'b@x.test'] });
+    expect(loadConfig({}).graphql.trustedDocuments).toEqual({ file: null, mode: 'off', arbitraryAllowed: [] });
+  });
+
+  it('derives the defaults that depend on other settings from them (PUBLIC_URL from PORT, METRICS_HOST from HOST) and checks METRICS_PORT against PORT', () => {
+    const c = loadConfig({ HOST: '127.0.0.2', PORT: '9100' });
+    expect([c.publicUrl, c.auth.issuer, c.metrics.host]).toEqual(['http://127.0.0.1:9100', 'http://127.0.0.1:9100', '127.0.0.2']);
+    expect(() => loadConfig({ PORT: '9100', METRICS_PORT: '9100' })).toThrow(/^METRICS_PORT must differ from PORT \(9100\)$/);
+    expect(loadConfig({ PORT: '9100', METRICS_PORT: '3000' }).metrics.port).toBe(3000);
+    expect(loadConfig({ GRAPHQL_MAX_CONCURRENT_OPERATIONS: '7' }).graphql.maxConcurrentOperationsPerCaller).toBe(3);
+  });
+
+  it('refuses with one line naming the variable and what it must be', () => {
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0' }))
+      .toThrow(/^WEBHOOK_ALLOWED_NETWORKS must be none or a comma-separated list of networks such as 10\.0\.0\.0\/8, got "10\.0\.0\.0"$/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/^METRICS_TOKEN must be 16 to 256 visible ASCII characters$/);
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/^PORT must be a whole number from 0 to 65535, got "70000"$/);
+  });
 });

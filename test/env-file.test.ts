@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, readEnvFile } from '../src/platform/config';
@@ -49,8 +49,11 @@ describe('a .env file', () => {
 
 describe('.env.example', () => {
   it('lists every variable the configuration reads, so that a copy of it is a complete .env', () => {
-    const source = readFileSync(path.join(__dirname, '../src/platform/config.ts'), 'utf8');
-    const read = new Set([...source.matchAll(/\(env, '([A-Z_]+)'|env\.([A-Z_]+)/g)].map((m) => m[1] ?? m[2]));
+    // The declaration: src/platform/config.ts and its groups under src/platform/config/, a variable per reader of env.ts.
+    const groups = path.join(__dirname, '../src/platform/config');
+    const source = [path.join(__dirname, '../src/platform/config.ts'), ...readdirSync(groups).map((file) => path.join(groups, file))]
+      .map((file) => readFileSync(file, 'utf8')).join('\n');
+    const read = new Set([...source.matchAll(/(?:Var|setting(?:<[^>]*>)?)\('([A-Z_]+)'/g)].map((m) => m[1]));
     expect(read.size).toBeGreaterThan(40);
     const example = readFileSync(path.join(__dirname, '../.env.example'), 'utf8');
     expect([...read].filter((name) => !new RegExp(`^${name}=`, 'm').test(example))).toEqual([]);

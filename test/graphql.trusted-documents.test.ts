@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FormattedExecutionResult } from 'graphql';
 import { DEMO_IDS } from '../src/seed/demo-data';
 import { ConfigError, loadConfig } from '../src/platform/config';
+import { readTrustedDocuments } from '../src/platform/graphql/trusted-documents';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
 import { queryRows } from './support/databases';
@@ -189,13 +190,16 @@ describe('modes and the manifest', () => {
       const file = path.join(dir, 'persisted-documents.json');
       const [id, doc] = Object.entries(documents)[0];
       writeFileSync(file, JSON.stringify({ [id]: doc.replace('{', '{ __typename ') }));
-      expect(() => loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: file })).toThrow(ConfigError);
-      expect(() => loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: file })).toThrow(/^GRAPHQL_TRUSTED_DOCUMENTS \(.*\): the document under "sha256:[0-9a-f]{64}" hashes to sha256:[0-9a-f]{64}; regenerate it with `npm run codegen`$/);
+      // The configuration names the manifest; it is read at start (readTrustedDocuments), not while parsing.
+      const settings = loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS: file }).graphql.trustedDocuments;
+      expect(settings).toEqual({ file, mode: 'allow', arbitraryAllowed: [] });
+      expect(() => readTrustedDocuments(settings)).toThrow(ConfigError);
+      expect(() => readTrustedDocuments(settings)).toThrow(/^GRAPHQL_TRUSTED_DOCUMENTS \(.*\): the document under "sha256:[0-9a-f]{64}" hashes to sha256:[0-9a-f]{64}; regenerate it with `npm run codegen`$/);
       const good = createHash('sha256').update(doc).digest('hex');
       expect(id).toBe(`sha256:${good}`);
       expect(() => loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS_MODE: 'only' })).toThrow('GRAPHQL_TRUSTED_DOCUMENTS_MODE=only needs GRAPHQL_TRUSTED_DOCUMENTS');
       await expect(startInstanceProcess(t.databaseUrl, 'http://127.0.0.1:1', { GRAPHQL_TRUSTED_DOCUMENTS: file }))
-        .rejects.toThrow(/exited \(1\) before listening:[\s\S]*GRAPHQL_TRUSTED_DOCUMENTS \(/);
+        .rejects.toThrow(/exited \(1\) before listening:[\s\S]*Configuration error: GRAPHQL_TRUSTED_DOCUMENTS \(/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -12,7 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../../platform/config';
 import { GraphQLLimitError, TrustedDocumentError } from '../../platform/errors/errors';
 import { toAppError } from '../../platform/errors/database-faults';
-import { trustedDocumentOf, type RequestedDocument } from '../../platform/graphql/trusted-documents';
+import { trustedDocumentOf, type RequestedDocument, type TrustedDocumentsSettings } from '../../platform/graphql/trusted-documents';
 import { CLOSE, closingOf } from '../../platform/errors/websocket';
 import type { Lifecycle } from '../../platform/http/lifecycle';
 import type { Metrics } from '../../platform/metrics';
@@ -74,6 +74,8 @@ export interface SubscriptionServerDeps {
   callers: CallerCache;
   /** The client address of a request, as Koa computes it for HTTP (TRUST_PROXY). */
   clientIp(request: IncomingMessage): string;
+  /** The front end's trusted documents, as HTTP serves them (src/platform/graphql/trusted-documents.ts). */
+  trustedDocuments: TrustedDocumentsSettings;
 }
 
 export interface SubscriptionServer {
@@ -223,7 +225,7 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
       let query: string;
       try {
         // By id, from the front end's manifest, where trusted documents are on (src/platform/graphql/trusted-documents.ts).
-        query = trustedDocumentOf(config.graphql.trustedDocuments, payload as RequestedDocument, state.connection.caller.email) ?? payload.query;
+        query = trustedDocumentOf(deps.trustedDocuments, payload as RequestedDocument, state.connection.caller.email) ?? payload.query;
       } catch (err) {
         if (err instanceof TrustedDocumentError) return [new GraphQLError(err.message, { originalError: err })];
         throw err;

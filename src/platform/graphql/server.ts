@@ -197,12 +197,14 @@ export interface GraphQLRouteDeps {
   admission: Admission;
   /** The callers' GraphQL cost budgets (src/platform/graphql/cost.ts). */
   budget: CostBudget;
+  /** The front end's trusted documents, the manifest read at start (trusted-documents.ts, `readTrustedDocuments`). */
+  trustedDocuments: TrustedDocumentsSettings;
 }
 
 /** GraphQL at /graphql: bearer token checked before anything runs, then Apollo over the services. */
 export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Promise<{ router: Router<AppState>; stop(): Promise<void> }> {
   const { verifier, callers, metrics, modules, admission } = deps;
-  const { budget } = deps;
+  const { budget, trustedDocuments } = deps;
   const server = new ApolloServer<Context>({
     // The schema, executed by compiled queries (executor.ts).
     gateway: compiledExecution(modules.schema),
@@ -295,7 +297,7 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
     return next();
   };
   // By id, from the front end's manifest, where trusted documents are on; in `only` mode, nothing else (trusted-documents.ts).
-  const trusted = trustedDocumentsRewrite(config.graphql.trustedDocuments);
+  const trusted = trustedDocumentsRewrite(trustedDocuments);
   const ide = config.graphql.landingPage ? createIde(config) : null;
   const idePage: AppMiddleware = (ctx, next) => (ide && isLandingPageRequest(ctx) ? ide.page(ctx, next) : next());
 
@@ -307,7 +309,7 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
   });
   // Parsed, executed and serialized in a turn of the GraphQL class, a mutation in one of the writes', within the
   // caller's share (src/platform/http/admission.ts).
-  const isMutation = mutationDetector(config.graphql.trustedDocuments);
+  const isMutation = mutationDetector(trustedDocuments);
   const slots = admitted(admission, (ctx) => (isMutation(ctx) ? 'graphql-write' : 'graphql'), async (ctx) => (await ctx.state.token!).sub);
   const keyed = idempotency({ ttlSeconds: config.idempotencyKeyTtlSeconds, applies: isMutation, succeeded: mutationSucceeded });
   router.post('/graphql', verify, jsonBody(), documentSize, slots, identify, trusted, keyed, costHeaders, answer);

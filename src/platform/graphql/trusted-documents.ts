@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { TrustedDocumentsConfig } from '../config';
 import { ConfigError } from '../env';
 import { TrustedDocumentError } from '../errors/errors';
 import type { AppMiddleware } from '../http/state';
@@ -15,8 +16,9 @@ import type { AppMiddleware } from '../http/state';
  * - `only`: ids accepted; an arbitrary document is refused (TRUSTED_DOCUMENT_REQUIRED) unless the caller's email is
  *   in GRAPHQL_ARBITRARY_DOCUMENTS_USERS (the developers using the IDE against that environment).
  */
-export type TrustedDocumentsMode = 'off' | 'allow' | 'only';
+type TrustedDocumentsMode = TrustedDocumentsConfig['mode'];
 
+/** The settings (src/platform/config.ts) with the manifest read: what serves requests by id. */
 export interface TrustedDocumentsSettings {
   mode: TrustedDocumentsMode;
   /** The manifest's documents by their sha256 (hex, without the `sha256:` prefix); null when off. */
@@ -28,7 +30,7 @@ export interface TrustedDocumentsSettings {
 const HASH = /^(?:sha256:)?([0-9a-f]{64})$/;
 
 /** Reads a manifest; every document's hash is computed again, and a manifest that does not match refuses the start. */
-export function loadTrustedDocuments(file: string): ReadonlyMap<string, string> {
+function loadTrustedDocuments(file: string): ReadonlyMap<string, string> {
   const fail = (why: string) => new ConfigError(`GRAPHQL_TRUSTED_DOCUMENTS (${file}): ${why}; regenerate it with \`npm run codegen\``);
   let manifest: unknown;
   try {
@@ -47,6 +49,14 @@ export function loadTrustedDocuments(file: string): ReadonlyMap<string, string> 
   }
   if (!documents.size) throw fail('it holds no document');
   return documents;
+}
+
+/**
+ * The trusted documents to serve: the settings, with the manifest they name read (once, at start, by createApp or
+ * before it by src/server.ts); a manifest missing, unreadable or not matching refuses the start (ConfigError).
+ */
+export function readTrustedDocuments({ mode, file, arbitraryAllowed }: TrustedDocumentsConfig): TrustedDocumentsSettings {
+  return { mode, documents: mode === 'off' || !file ? null : loadTrustedDocuments(file), arbitraryAllowed };
 }
 
 /** What a GraphQL request carries, whichever transport brought it. */
