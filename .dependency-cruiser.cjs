@@ -10,14 +10,18 @@ const PUBLIC_FILES = '\\.(service|output|input|entity|payloads|presenter|sql)\\.
 
 /**
  * The module folders from the bottom up: a folder imports only folders before it, so their graph has no cycle.
- * Entities are the exception, one way only: an entity may name an entity of a later folder (a MikroORM relation
- * is declared on both sides: a project's trades, a trade's project), never anything else of it.
+ * The entities are the exception: they are the data model (the tables), which any folder may use, and they import
+ * only each other (a MikroORM relation is declared on both sides: a project's trades, a trade's project).
  */
 const MODULE_ORDER = [
-  'tools', 'companies', 'statistics', 'organizations', 'identity', 'partner-roles', 'projects', 'trades',
+  'tools', 'statistics', 'organizations', 'companies', 'identity', 'partner-roles', 'projects', 'trades',
   'contractors', 'documents', 'templates', 'invitations', 'leveling', 'changes', 'webhooks',
 ];
 const ENTITY = '\\.entity\\.ts$';
+/** Beside the folders, files every folder may use (access checks, project locks, GraphQL enums, API examples). */
+const SHARED = '^src/modules/(access|project-locks|enums|examples)\\.ts$';
+/** Beside the folders, the files that assemble them (the ORM's entity list, the schema, the REST routes). */
+const COMPOSITION = '^src/modules/(entities|schema|rest)\\.ts$';
 
 function moduleOrderRules() {
   const comment = `Module folders import each other one way, in this order: ${MODULE_ORDER.join(' < ')} (entities aside).`;
@@ -30,10 +34,36 @@ function moduleOrderRules() {
       from: { path: `^src/modules/(?!(${MODULE_ORDER.join('|')})/)[^/]+/` },
       to: {},
     },
-    ...MODULE_ORDER.slice(0, -1).flatMap((folder, i) => [
-      { name: 'modules-in-one-direction', comment, severity: 'error', from: { path: `^src/modules/${folder}/`, pathNot: ENTITY }, to: { path: later(i) } },
-      { name: 'modules-in-one-direction', comment, severity: 'error', from: { path: `^src/modules/${folder}/.*${ENTITY}` }, to: { path: later(i), pathNot: ENTITY } },
-    ]),
+    ...MODULE_ORDER.slice(0, -1).map((folder, i) => (
+      { name: 'modules-in-one-direction', comment, severity: 'error', from: { path: `^src/modules/${folder}/` }, to: { path: later(i), pathNot: ENTITY } })),
+    {
+      name: 'entities-import-entities',
+      comment: 'The data model stands alone: an entity imports other entities and platform, nothing else of a module.',
+      severity: 'error',
+      from: { path: `^src/modules/.*${ENTITY}` },
+      to: { path: '^src/modules/', pathNot: ENTITY },
+    },
+    {
+      name: 'shared-files-below-the-folders',
+      comment: 'The files beside the folders that every folder uses import only entities, platform and each other.',
+      severity: 'error',
+      from: { path: SHARED },
+      to: { path: '^src/modules/[^/]+/', pathNot: ENTITY },
+    },
+    {
+      name: 'composition-above-the-folders',
+      comment: 'A folder imports no file that assembles the folders (it would import them all).',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/' },
+      to: { path: COMPOSITION },
+    },
+    {
+      name: 'composition-above-the-folders',
+      comment: 'The GraphQL context holds every loader: a folder names their types; only changes/ (which runs GraphQL for each update) makes a context.',
+      severity: 'error',
+      from: { path: '^src/modules/(?!changes/)[^/]+/' },
+      to: { path: '^src/modules/(context|loaders)\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
   ];
 }
 

@@ -1,6 +1,6 @@
 import { inOrganizations } from '../platform/database/tenancy';
 import { ConflictError, NotFoundError } from '../platform/errors/errors';
-import { Project } from './entities';
+import { Project } from './projects/project.entity';
 import type { ServiceContext } from '../platform/service-context';
 
 /**

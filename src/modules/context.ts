@@ -11,5 +11,3 @@ export function createContext(sc: ServiceContext): GraphQLContext {
   const selection = new OperationSelection();
   return { sc, loaders: createLoaders(sc, selection), selection };
 }
-
-;

@@ -1,5 +1,7 @@
 import { registerEnumType } from 'type-graphql';
-import { CONSTRUCTION_TYPES, CURRENCIES, Intention, RESPONSE_TYPES, VersionStatus } from './entities';
+import { VersionStatus } from './documents/document-version.entity';
+import { Intention } from './documents/document.entity';
+import { CONSTRUCTION_TYPES, CURRENCIES, RESPONSE_TYPES } from './projects/project.entity';
 
 /**
  * The closed sets of decisions.md as GraphQL enums, each value named as the interface writes it, so a

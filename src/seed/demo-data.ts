@@ -6,18 +6,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   Contractor, CreditLedgerEntry, Document, DocumentFile, DocumentVersion, Headquarter, Membership, Organization,
   OrganizationKind, PartnerRole, Project, ProjectTrade, Template, TradeCategory, TradeCategoryMapping, TradeList, TradeListTrade,
-  TradeMappingSource, User, UserPartnerRole,
+  TradeMappingSource, User, UserPartnerRole, VersionStatus,
 } from '../modules/entities';
 import { hashPassword } from '../modules/identity/password';
 import { normalizeKey } from '../platform/values/text';
 import { DEMO_IDS, DEMO_PASSWORD, DEMO_USERS, demoLegacyId, demoUuid, type Kind } from './demo-ids';
 import {
-  CONTRACTORS, DRAFT, ORG, ORGANIZATIONS, PARTNER_ROLES, PARTNER_TRADE_CATEGORIES, PROJECTS, TRADE_CATEGORIES, TRADE_LISTS, USERS,
+  CONTRACTORS, ORG, ORGANIZATIONS, PARTNER_ROLES, PARTNER_TRADE_CATEGORIES, PROJECTS, TRADE_CATEGORIES, TRADE_LISTS, USERS,
   USER_PARTNER_ROLES, USR, demoCreditDate, type DocumentSpec, type ProjectSpec, type TemplateSpec,
 } from './demo-records';
 
 export * from './demo-ids';
-;
 
 // ---------------------------------------------------------------------------------------------------------
 // Loading
@@ -220,7 +219,7 @@ class DemoLoader {
       const version = this.em.create(DocumentVersion, {
         id: this.nextId('documentVersion'), document, version: i + 1, status: v.status, subTotal: v.subTotal,
         discount: v.discount ?? 0, isMandate: v.isMandate ?? false, hasDpgf: files.some((f) => f.startsWith('DPGF')),
-        sentAt: v.status === DRAFT ? null : new Date(v.at), ...stamp(v.at),
+        sentAt: v.status === VersionStatus.DRAFT ? null : new Date(v.at), ...stamp(v.at),
       });
       for (const name of files) {
         const content = fileContent(name, contractor.name, i + 1);

@@ -298,7 +298,7 @@ export const CONTRACTORS: ContractorSpec[] = [
 const DOC = DEMO_IDS.documents;
 const TPL = DEMO_IDS.templates;
 const { ANSWERED, IN_REVISION, DECLINED } = VersionStatus;
-export const { DRAFT } = VersionStatus;
+const { DRAFT } = VersionStatus;
 const { YES, NO, MAYBE } = Intention;
 
 interface VersionSpec {

@@ -126,5 +126,3 @@ export async function startPgBouncer(serverUrl: string, settings: Record<string,
     },
   };
 }
-
-

@@ -1,5 +1,6 @@
 import { uuidArraySql } from '../../platform/database/uuid';
-import { Membership, Organization } from '../entities';
+import { Membership } from '../organizations/membership.entity';
+import { Organization } from '../organizations/organization.entity';
 import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError, ValidationError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';

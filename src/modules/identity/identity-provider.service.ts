@@ -3,7 +3,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Config } from '../../platform/config';
-import { AuthSession, RefreshToken, SigningKey, User } from '../entities';
+import { AuthSession, RefreshToken, SigningKey } from './auth.entity';
+import { User } from '../organizations/user.entity';
 import type { LoginThrottle } from './login-throttle';
 import { verifyPassword } from './password';
 

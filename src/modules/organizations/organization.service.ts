@@ -3,7 +3,10 @@ import { inOrganizations, ownedBy } from '../../platform/database/tenancy';
 import { rowTime, type PgTimestamp } from '../../platform/database/rows';
 import { uuidList } from '../../platform/database/uuid';
 import { NotFoundError } from '../../platform/errors/errors';
-import { Headquarter, Membership, Organization, OrganizationKind, User, type OrganizationAddress } from '../entities';
+import { Headquarter } from './headquarter.entity';
+import { Membership } from './membership.entity';
+import { Organization, OrganizationKind, type OrganizationAddress } from './organization.entity';
+import { User } from './user.entity';
 import { canSeeOrganization } from '../access';
 import type { ServiceContext } from '../../platform/service-context';
 

@@ -1,7 +1,8 @@
 import { inOrganizations } from '../../platform/database/tenancy';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Membership, PartnerRole, UserPartnerRole } from '../entities';
+import { Membership } from '../organizations/membership.entity';
+import { PartnerRole, UserPartnerRole } from './partner-role.entity';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 

@@ -2,10 +2,11 @@ import type { Time } from '../../platform/values/time';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ownedBy } from '../../platform/database/tenancy';
 import { NotFoundError, ValidationError, type FieldError } from '../../platform/errors/errors';
-import {
-  Membership, Project, ProjectManager, ProjectTrade, TradeList, type ConstructionType, type ProjectOptionalDates, type ProjectScopes,
-  type ProjectSiteAddress, type ResponseType,
-} from '../entities';
+import { Membership } from '../organizations/membership.entity';
+import { ProjectManager } from './pivots.entity';
+import { Project, type ConstructionType, type ProjectOptionalDates, type ProjectScopes, type ProjectSiteAddress, type ResponseType } from './project.entity';
+import { ProjectTrade } from '../trades/project-trade.entity';
+import { TradeList } from '../trades/trade-list.entity';
 import { canSeeOrganization, visibleProject } from '../access';
 import { archiveLock } from '../project-locks';
 import type { CreateProjectInput } from './project.input';

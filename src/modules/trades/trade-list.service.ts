@@ -1,6 +1,7 @@
 import { inOrganizations } from '../../platform/database/tenancy';
 import { QueryOrder } from '@mikro-orm/core';
-import { TradeList, TradeListTrade } from '../entities';
+import { TradeListTrade } from './trade-list-trade.entity';
+import { TradeList } from './trade-list.entity';
 import { NotFoundError } from '../../platform/errors/errors';
 import { groupUnder } from '../../platform/database/batch';
 import type { ServiceContext } from '../../platform/service-context';

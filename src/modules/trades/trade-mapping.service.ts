@@ -1,4 +1,4 @@
-import { TradeMappingSource } from '../entities';
+import { TradeMappingSource } from './trade-category.entity';
 import { NotFoundError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 import { normalizeKey } from '../../platform/values/text';

@@ -59,4 +59,3 @@ export function ormConfig(model: DataModel, clientUrl: string, overrides: Partia
     ...overrides,
   });
 }
-

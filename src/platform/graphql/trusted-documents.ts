@@ -16,16 +16,11 @@ import type { AppMiddleware } from '../http/state';
  * - `only`: ids accepted; an arbitrary document is refused (TRUSTED_DOCUMENT_REQUIRED) unless the caller's email is
  *   in GRAPHQL_ARBITRARY_DOCUMENTS_USERS (the developers using the IDE against that environment).
  */
-type TrustedDocumentsMode = TrustedDocumentsConfig['mode'];
-
 /** The settings (src/platform/config.ts) with the manifest read: what serves requests by id. */
-export interface TrustedDocumentsSettings {
-  mode: TrustedDocumentsMode;
+export type TrustedDocumentsSettings = Omit<TrustedDocumentsConfig, 'file'> & {
   /** The manifest's documents by their sha256 (hex, without the `sha256:` prefix); null when off. */
   documents: ReadonlyMap<string, string> | null;
-  /** Callers (emails, lowercase) who may send arbitrary documents in `only` mode. */
-  arbitraryAllowed: string[];
-}
+};
 
 const HASH = /^(?:sha256:)?([0-9a-f]{64})$/;
 

@@ -58,4 +58,3 @@ export class TradeNameParams {
   @Required() @Text()
   tradeName!: string;
 }
-
