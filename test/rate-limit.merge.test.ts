@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { MergedCounts, type MergeRow } from '../src/platform/http/merged-counts';
-import type { Limiter } from '../src/platform/http/rate-limiters';
+import { MergedCounts, type Limiter, type MergeRow } from '../src/platform/http/merged-counts';
 import { DEMO_USERS } from '../src/seed/demo-data';
 import { startTestApp, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';

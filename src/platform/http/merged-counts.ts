@@ -1,5 +1,4 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { Limiter } from './rate-limiters';
 
 /**
  * Local-first counting of request quotas (issue 34; docs/rate-limits.md, "Counted in memory, merged into the store").
@@ -11,6 +10,13 @@ import type { Limiter } from './rate-limiters';
  * plus what this instance counted since (sent or not yet sent), so that a caller past its quota on one instance is
  * refused there at once, as before; what other instances counted since the last merge is seen at the next one.
  */
+
+/** The operations of rate-limiter-flexible's limiters that we use, whatever the store. */
+export interface Limiter {
+  consume(key: string, points?: number): Promise<RateLimiterRes>;
+  reward(key: string, points?: number): Promise<RateLimiterRes>;
+  delete(key: string): Promise<boolean>;
+}
 
 /** One key's points to add, and the end of its window should the store start a new one (its first request here). */
 export interface MergeRow {

@@ -7,14 +7,7 @@ import {
 import type { RateLimitConfig } from '../config';
 import type { SessionSettings } from '../database/limits';
 import type { RateLimitPolicy } from '../errors/errors';
-import { MergedCounts, type MergeRow, type MergedTotal } from './merged-counts';
-
-/** The operations of rate-limiter-flexible's limiters that we use, whatever the store. */
-export interface Limiter {
-  consume(key: string, points?: number): Promise<RateLimiterRes>;
-  reward(key: string, points?: number): Promise<RateLimiterRes>;
-  delete(key: string): Promise<boolean>;
-}
+import { MergedCounts, type Limiter, type MergeRow, type MergedTotal } from './merged-counts';
 
 /** A limiter with what RateLimit-Policy advertises of it (draft-ietf-httpapi-ratelimit-headers). */
 export interface Quota extends RateLimitPolicy {
