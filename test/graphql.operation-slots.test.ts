@@ -14,9 +14,14 @@ const CREATE_TRADE = 'mutation($p: ID!, $i: CreateProjectTradeInput!) { createPr
 /** Far above every bound configured below: an unanswered request then fails the test instead of hanging it. */
 const HANG_MS = 8000;
 
-/** The GraphQL class's turns alone (the other classes unused), as GRAPHQL_MAX_CONCURRENT_OPERATIONS and GRAPHQL_QUEUE_TIMEOUT_MS set them. */
+/**
+ * The GraphQL class's turns alone (the other classes unused), as GRAPHQL_MAX_CONCURRENT_OPERATIONS and
+ * GRAPHQL_QUEUE_TIMEOUT_MS set them, in arrival order (ADMISSION_LIFO_AFTER_MS's default, 0). With LIFO after
+ * 100 ms, a CI machine that stalled that long let the newest run first, and the test, which finishes them in
+ * arrival order, waited on one that never got its turn (test/admission.test.ts covers LIFO).
+ */
 function operationSlots(max: number, queueTimeoutMs: number): AppMiddleware {
-  const limits: ClassLimits = { concurrency: max, queue: 64, maxWaitMs: queueTimeoutMs, lifoAfterMs: 100 };
+  const limits: ClassLimits = { concurrency: max, queue: 64, maxWaitMs: queueTimeoutMs, lifoAfterMs: 0 };
   return admitted(new Admission(Object.fromEntries(COST_CLASSES.map((c) => [c, limits])) as Record<CostClass, ClassLimits>), 'graphql');
 }
 
