@@ -45,14 +45,19 @@ function contractorFromRow(em: EntityManager, c: ContractorRow): ContractorDetai
   };
 }
 
-/** Directory entries of some organizations by id, in one statement (reads: rows, no entities). */
-export async function contractorsByIds(em: EntityManager, ids: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
-  if (!ids.length || !organizationIds.length) return [];
+/** Directory entries of some organizations whose id meets `idCondition`, in one statement (reads: rows, no entities). */
+async function contractorsWhere(em: EntityManager, idCondition: string, organizationIds: string[]): Promise<ContractorDetailView[]> {
   const rows = await em.execute<ContractorRow[]>(`
     select ${CONTRACTOR_COLUMNS}
     from contractor c
-    where c.id = any(${uuidArraySql(ids)}) and ${ownedBy('c.organization_id', organizationIds)}`);
+    where ${idCondition} and ${ownedBy('c.organization_id', organizationIds)}`);
   return rows.map((c) => contractorFromRow(em, c));
+}
+
+/** Directory entries of some organizations by id. */
+export async function contractorsByIds(em: EntityManager, ids: string[], organizationIds: string[]): Promise<ContractorDetailView[]> {
+  if (!ids.length || !organizationIds.length) return [];
+  return contractorsWhere(em, `c.id = any(${uuidArraySql(ids)})`, organizationIds);
 }
 
 /**
@@ -62,11 +67,7 @@ export async function contractorsByIds(em: EntityManager, ids: string[], organiz
  */
 export async function contractorsAmong(em: EntityManager, idsSql: string, organizationIds: string[]): Promise<ContractorDetailView[]> {
   if (!organizationIds.length) return [];
-  const rows = await em.execute<ContractorRow[]>(`
-    select ${CONTRACTOR_COLUMNS}
-    from contractor c
-    where ${ownedBy('c.organization_id', organizationIds)} and c.id in (${idsSql})`);
-  return rows.map((c) => contractorFromRow(em, c));
+  return contractorsWhere(em, `c.id in (${idsSql})`, organizationIds);
 }
 
 /** The contractor directory of the caller's current organization. */

@@ -15,8 +15,9 @@ import type { AppMiddleware } from '../http/state';
  * - `allow`: ids accepted, arbitrary documents too.
  * - `only`: ids accepted; an arbitrary document is refused (TRUSTED_DOCUMENT_REQUIRED) unless the caller's email is
  *   in GRAPHQL_ARBITRARY_DOCUMENTS_USERS (the developers using the IDE against that environment).
+ *
+ * The settings (src/platform/config.ts) with the manifest read: what serves requests by id.
  */
-/** The settings (src/platform/config.ts) with the manifest read: what serves requests by id. */
 export type TrustedDocumentsSettings = Omit<TrustedDocumentsConfig, 'file'> & {
   /** The manifest's documents by their sha256 (hex, without the `sha256:` prefix); null when off. */
   documents: ReadonlyMap<string, string> | null;
