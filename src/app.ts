@@ -36,8 +36,8 @@ import { graphqlSchema } from './modules/schema';
 import { createLoaders } from './modules/loaders';
 import { ChangeFeed } from './modules/changes/feed';
 import { createSubscriptionServer, type SubscriptionServer } from './modules/changes/websocket';
-import { ChangeListener } from './platform/events/change-listener';
-import { changeCaptureUnavailable } from './platform/events/logical-decoding';
+import { ChangeCapture } from './platform/events/change-capture';
+import { decodedDatabase } from './platform/events/logical-decoding';
 import { readRouting } from './platform/http/read-routing';
 import { CLUSTER_SQL, ReadRouter } from './platform/database/replicas';
 import { CallerCache } from './platform/auth/caller-cache';
@@ -84,8 +84,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const database = deps.database ?? { url: clientUrl, directUrl: clientUrl, sessionSettings: 'startup' };
   // A server that cannot decode changes refuses the start in one line (docs/subscriptions.md): an instance that could
   // never hear them would never be ready.
-  const unavailable = await changeCaptureUnavailable(database.directUrl, config.database.connectTimeoutMs);
-  if (unavailable) throw new Error(unavailable);
+  const decoded = await decodedDatabase(database.directUrl, config.database.connectTimeoutMs);
+  if (typeof decoded === 'string') throw new Error(decoded);
   // Only the last X-Forwarded-For entry, the one the trusted proxy appended, is the client: earlier ones
   // are whatever the client sent, and would let a stolen token pass the client_ip binding.
   const koa = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
@@ -144,32 +144,37 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Webhooks from the outbox, by every instance that delivers (docs/webhooks.md).
   const webhookPool = config.webhooks.deliver ? backgroundPool(database.url, config.database, 'webhooks') : null;
   const webhooks = webhookPool ? new WebhookDelivery(webhookPool, config.webhooks, log, metrics) : null;
-  const listener = new ChangeListener({
-    url: database.directUrl,
+  const changes = await ChangeCapture.open({
+    config: config.changes,
+    directUrl: database.directUrl,
+    database: decoded,
     connectTimeoutMs: config.database.connectTimeoutMs,
     log,
-    heartbeat: {
-      intervalMs: config.listener.heartbeatIntervalMs,
-      timeoutMs: config.listener.heartbeatTimeoutMs,
-      // A transactional logical message in a transaction of its own: decoded at its commit, as the writers' are.
-      notify: async (channel, payload) => {
-        await probes.query('select pg_logical_emit_message(true, $1, $2)', [channel, payload]);
+    metrics,
+    // A transactional logical message in a transaction of its own: decoded at its commit, as the writers' are.
+    sendHeartbeat: async (channel, payload) => {
+      await probes.query('select pg_logical_emit_message(true, $1, $2)', [channel, payload]);
+    },
+    consumers: {
+      onEvent: (event) => feed.add(event),
+      onCallerChange: (userId) => callers.forget(userId),
+      onWrite: router ? (payload) => router.heardWrite(payload) : undefined,
+      onWebhooksQueued: webhooks ? () => webhooks.wake() : undefined,
+      // Messages may have been lost: every consumer catches up by itself.
+      onGap: () => {
+        feed.gap();
+        callers.forget('*');
+        router?.missedWrites();
+        webhooks?.wake();
+      },
+      onHearing: (hearing) => {
+        // Callers are kept only while every authorization change is heard (src/platform/auth/caller-cache.ts).
+        callers.setListening(hearing);
+        // Writes of other instances are known only while it hears (src/platform/database/replicas.ts).
+        router?.setHearing(hearing);
+        feed.setHearing(hearing);
       },
     },
-    onEvent: (event) => feed.add(event),
-    onCallerChange: (userId) => callers.forget(userId),
-    onWrite: router ? (payload) => router.heardWrite(payload) : undefined,
-    onWebhooksQueued: webhooks ? () => webhooks.wake() : undefined,
-    onResumed: () => void feed.resync(),
-    onStatus: (listening) => metrics.changeListenerListening.set(listening ? 1 : 0),
-    // Callers are kept only while every authorization change is heard (src/platform/auth/caller-cache.ts).
-    onHearing: (hearing) => {
-      callers.setListening(hearing);
-      // Writes of other instances are known only while it hears (src/platform/database/replicas.ts).
-      router?.setHearing(hearing);
-      metrics.changeListenerHearing.set(hearing ? 1 : 0);
-    },
-    onHeartbeatMissed: () => metrics.changeListenerHeartbeatsMissed.inc(),
   });
   // Whether the server the requests write to takes writes (a failover or switchover: docs/faults.md, "Failover").
   const primary = new PrimaryWatch({
@@ -180,7 +185,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       discardConnections(database.url);
       probes.renew();
       // Its replication connection may still reach the old server, which decodes nothing the requests write now.
-      listener.reconnect('the primary changed');
+      changes.reconnect('the primary changed');
     },
     onState: (state) => {
       metrics.dbPrimaryWritable.set(state.writable ? 1 : 0);
@@ -188,8 +193,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       if (!state.writable) probes.renew();
     },
   });
-  const readiness = new Readiness(databaseAnswers, config.readinessTimeoutMs, lifecycle, listener, primary);
-  koa.use(healthRoutes(readiness, admission, () => primary.state).routes());
+  const readiness = new Readiness(databaseAnswers, config.readinessTimeoutMs, lifecycle, primary);
+  koa.use(healthRoutes(readiness, admission, () => primary.state, () => changes.status()).routes());
   koa.use(metricsRoutes(metrics, config).routes());
   if (config.auth.devProvider) koa.use(authRoutes(config, new LoginThrottle(limiters.login, log)).routes());
   koa.use(restRoutes(config, verifier, callers, admission).routes());
@@ -207,7 +212,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     clientIp: (request) => koa.createContext(request, new http.ServerResponse(request)).ip,
   });
   // Last: nothing above can fail and leave them running.
-  await listener.start();
+  await changes.start();
   await primary.check().catch(() => undefined);
   primary.start();
   await router?.start();
@@ -226,7 +231,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await webhooks?.stop();
       await webhookPool?.end();
       await feed.stop();
-      await listener.stop();
+      await changes.stop();
       await router?.stop();
       await probes.end();
       await directProbes?.end();

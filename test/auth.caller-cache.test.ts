@@ -167,9 +167,9 @@ describe('switching the current organization, on an instance that hears no autho
   beforeAll(async () => {
     // The instance keeps callers but its listener forgets none: only the switch itself can forget the one it keeps.
     const start = ChangeListener.prototype.start;
-    const spy = jest.spyOn(ChangeListener.prototype, 'start').mockImplementation(function (this: ChangeListener) {
+    const spy = jest.spyOn(ChangeListener.prototype, 'start').mockImplementation(function (this: ChangeListener, boundMs: number) {
       (this as unknown as { options: ChangeListenerOptions }).options.onCallerChange = () => undefined;
-      return start.call(this);
+      return start.call(this, boundMs);
     });
     try {
       t = await startTestApp();

@@ -86,15 +86,28 @@ describe('configuration', () => {
     expect(c.readinessTimeoutMs).toBe(200);
   });
 
-  it('scale out: LISTEN and migrations on DATABASE_URL unless DATABASE_DIRECT_URL names another, migrations at start, a heartbeat every 5 s heard within 2 s', () => {
+  it('scale out: decoding and migrations on DATABASE_URL unless DATABASE_DIRECT_URL names another, migrations at start, a heartbeat every 5 s heard within 2 s, no bus', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://app@pgbouncer:6432/tender' });
     expect([c.databaseUrl, c.databaseDirectUrl, c.migrateOnStart]).toEqual(['postgres://app@pgbouncer:6432/tender', null, true]);
-    expect(c.listener).toEqual({ heartbeatIntervalMs: 5000, heartbeatTimeoutMs: 2000 });
+    expect(c.changes).toEqual({
+      heartbeatIntervalMs: 5000, heartbeatTimeoutMs: 2000, busUrl: null, busKeyPrefix: 'tender', busMaxLength: 100000, slotName: null, leaseMs: 4000,
+      slotWarnBytes: 1024 * 1024 * 1024,
+    });
     const d = loadConfig({
       DATABASE_URL: 'postgres://app@pgbouncer:6432/tender', DATABASE_DIRECT_URL: 'postgres://app@db:5432/tender', DATABASE_MIGRATE_ON_START: 'false',
       LISTENER_HEARTBEAT_INTERVAL_MS: '1000', LISTENER_HEARTBEAT_TIMEOUT_MS: '300',
     });
-    expect([d.databaseDirectUrl, d.migrateOnStart, d.listener]).toEqual(['postgres://app@db:5432/tender', false, { heartbeatIntervalMs: 1000, heartbeatTimeoutMs: 300 }]);
+    expect([d.databaseDirectUrl, d.migrateOnStart, d.changes.heartbeatIntervalMs, d.changes.heartbeatTimeoutMs]).toEqual(['postgres://app@db:5432/tender', false, 1000, 300]);
+  });
+
+  it('change bus: CHANGE_BUS_URL names a Redis, and the slot, prefix, length and lease may be set; anything else is refused with one line', () => {
+    const c = loadConfig({
+      CHANGE_BUS_URL: 'redis://bus:6379/2', CHANGE_BUS_KEY_PREFIX: 'prod', CHANGE_BUS_MAX_LENGTH: '5000', CHANGE_SLOT_NAME: 'tender_prod', CHANGE_DECODER_LEASE_MS: '8000',
+    });
+    expect(c.changes).toMatchObject({ busUrl: 'redis://bus:6379/2', busKeyPrefix: 'prod', busMaxLength: 5000, slotName: 'tender_prod', leaseMs: 8000 });
+    expect(() => loadConfig({ CHANGE_BUS_URL: 'nats://bus:4222' })).toThrow('CHANGE_BUS_URL must be a redis: or rediss: URL, got "nats://bus:4222"');
+    expect(() => loadConfig({ CHANGE_SLOT_NAME: 'Tender-Prod' })).toThrow('CHANGE_SLOT_NAME must be 1 to 63 lower-case letters, digits or underscores (a PostgreSQL slot name), got "Tender-Prod"');
+    expect(() => loadConfig({ CHANGE_DECODER_LEASE_MS: '100' })).toThrow('CHANGE_DECODER_LEASE_MS must be a whole number from 400 to 600000');
   });
 
   it('replicas: none by default; a comma list of PostgreSQL URLs, skipped past 5 s of lag, polled every 250 ms', () => {

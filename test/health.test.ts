@@ -8,10 +8,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('GET /healthz', () => {
-  it('answers 200 while the process runs', async () => {
+  it('answers 200 while the process runs, saying how it hears the database\'s changes', async () => {
     const res = await request(t.url, 'GET', '/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.body).toEqual({ status: 'ok', changes: { mode: 'in-process', hearing: true, decoder: 'streaming' } });
   });
 
   it('carries a request id on every response', async () => {

@@ -7,6 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { z } from 'zod';
+import { changes } from './config/changes';
 import { databaseLimits, replicas } from './config/database';
 import { graphql } from './config/graphql';
 import { cors, metrics, rateLimit } from './config/http';
@@ -99,13 +100,8 @@ function settings(b: Basics) {
     database: databaseLimits(),
     /** Longest a readiness check waits for the database before answering 503. */
     readinessTimeoutMs: intVar('READINESS_TIMEOUT_MS', 1000, 50, 60000),
-    /** The change listener proves that it hears (src/platform/events/change-listener.ts; docs/subscriptions.md, "Listener"). */
-    listener: group({
-      /** How often the instance notifies itself on a channel of its own. */
-      heartbeatIntervalMs: intVar('LISTENER_HEARTBEAT_INTERVAL_MS', 5000, 50, 600000),
-      /** How long a committed heartbeat may take to come back before the instance counts as not hearing. */
-      heartbeatTimeoutMs: intVar('LISTENER_HEARTBEAT_TIMEOUT_MS', 2000, 10, 600000),
-    }),
+    /** Change capture: the heartbeats that prove an instance hears, and the bus that fans one decoder out (docs/subscriptions.md). */
+    changes: changes(),
     /** Admission control of the other cost classes (src/platform/http/admission.ts; docs/faults.md, "Overload"). */
     admission: group({
       /** REST GETs run at once by this instance; more wait their turn. */
@@ -146,6 +142,7 @@ export type RateLimitConfig = Config['rateLimit'];
 export type RateLimitStore = RateLimitConfig['store'];
 export type DatabaseLimits = Config['database'];
 export type WebhooksConfig = Config['webhooks'];
+export type ChangesConfig = Config['changes'];
 export type TrustedDocumentsConfig = Config['graphql']['trustedDocuments'];
 
 /** Reads and validates the configuration; throws ConfigError naming the faulty variable. */

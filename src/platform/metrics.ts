@@ -78,13 +78,45 @@ export class Metrics {
 
   readonly changeListenerListening = new Gauge({
     name: 'change_listener_listening',
-    help: '1 while the instance decodes the database\'s change messages (its replication connection streams), 0 while it reconnects',
+    help: '1 while the instance reads its change source (with CHANGE_BUS_URL: the bus reachable; without: its own decoder streaming), 0 otherwise',
     registers: [this.registry],
   });
 
   readonly changeListenerHearing = new Gauge({
     name: 'change_listener_hearing',
-    help: '1 while the instance\'s heartbeats (messages to itself) come back decoded within their bound, 0 otherwise',
+    help: '1 while the instance\'s heartbeats (messages to itself) come back within their bound, 0 otherwise',
+    registers: [this.registry],
+  });
+
+  readonly changeDecoderStatus = new Gauge({
+    name: 'change_decoder_status',
+    help: '1 for what this instance\'s decoder does now: streaming (it decodes the slot), making the slot (waiting for older transactions to end), connecting, standby (another instance decodes), off',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly changeSlotRetained = new Gauge({
+    name: 'change_slot_retained_bytes',
+    help: 'WAL the decoder\'s slot holds back (from its restart position to the server\'s current one), measured every 10 s by the instance that decodes; absent elsewhere',
+    registers: [this.registry],
+  });
+
+  readonly changeSlotLag = new Gauge({
+    name: 'change_slot_lag_bytes',
+    help: 'WAL past the slot\'s confirmed position (decoded and published to the bus up to there), measured with change_slot_retained_bytes',
+    registers: [this.registry],
+  });
+
+  readonly changeGaps = new Counter({
+    name: 'change_gaps_total',
+    help: 'Times changes may have been missed (a slot made anew, a stream that does not continue from the instance\'s position): subscribers got RESYNC',
+    registers: [this.registry],
+  });
+
+  readonly changeDelay = new Histogram({
+    name: 'change_delay_seconds',
+    help: 'From a transaction\'s commit (the database server\'s clock) to its messages reaching this instance',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
     registers: [this.registry],
   });
 

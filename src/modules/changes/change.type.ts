@@ -10,17 +10,21 @@ const ChangeKindEnum: Record<Uppercase<ChangeKind>, ChangeKind> = {
   TEMPLATE: 'template',
   DOCUMENT: 'document',
   VERSION: 'version',
+  INTERRUPTED: 'interrupted',
+  RESUMED: 'resumed',
   RESYNC: 'resync',
 };
 registerEnumType(ChangeKindEnum, {
   name: 'ChangeKind',
-  description: 'What changed: a project (its fields, archive, managers), a trade of it, a template or slice, an invited contractor\'s document, a version (an answer) of a document; RESYNC: changes may have been missed (the service was not listening to the database), refetch what you show',
+  description: 'What changed: a project (its fields, archive, managers), a trade of it, a template or slice, an invited contractor\'s document, a version (an answer) of a document; and notices about the updates themselves: INTERRUPTED (the service hears no change for now), RESUMED (it hears again and missed nothing), RESYNC (changes may have been missed: refetch what you show)',
   valuesConfig: {
     PROJECT: { description: 'The project\'s own fields, its archive, its managers' },
     TRADE: { description: 'A trade of the project was added, edited or removed' },
     TEMPLATE: { description: 'A template or slice was added, edited or removed' },
     DOCUMENT: { description: 'A contractor was invited, or their document changed (intention, tender documents downloaded)' },
     VERSION: { description: 'A contractor answered, declined, or their answer changed' },
+    INTERRUPTED: { description: 'The service hears no change for now (its decoder or bus is away): changes made meanwhile come late, or RESYNC follows if some may have been lost. The payload is fresh' },
+    RESUMED: { description: 'The service hears again after INTERRUPTED and missed nothing: changes made meanwhile come (or came) in their own updates' },
     RESYNC: { description: 'Changes may have been missed: the payload is fresh, what else you show may not be' },
   },
 });

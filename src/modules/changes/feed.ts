@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { CLOSE } from '../../platform/errors/websocket';
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config';
-import { CHANGE_KINDS, type ChangeEvent, type ChangeKind } from '../../platform/events/change-event';
+import { CHANGE_KINDS, NOTICE_KINDS, type ChangeEvent, type ChangeKind } from '../../platform/events/change-event';
 import type { Metrics } from '../../platform/metrics';
 import type { Caller } from '../../platform/auth/caller';
 import { loadCallers } from '../../platform/auth/caller.service';
@@ -11,6 +11,7 @@ import { projectsForResync, type Watch } from './subscription.service';
 import { createContext, type GraphQLContext } from '../context';
 import { templateOf } from '../templates/template.payloads';
 import { UpdateQueue } from './queue';
+import { Notices, type NoticeTarget } from './notices';
 import type { Admission } from '../../platform/http/admission';
 import { inSpan } from '../../platform/telemetry/tracing';
 
@@ -50,7 +51,7 @@ export interface SubscriberConnection {
   close(code: number, reason: string): void;
 }
 
-interface Subscriber {
+interface Subscriber extends NoticeTarget {
   connection: SubscriberConnection;
   field: SubscriptionField;
   watch: Watch;
@@ -87,13 +88,25 @@ function groupCaller(caller: Caller): Caller {
 const byKindOrder = (kinds: Iterable<ChangeKind>): ChangeKind[] => CHANGE_KINDS.filter((k) => new Set(kinds).has(k));
 const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])];
 
+/**
+ * `kind` added to `kinds`. The notices about hearing are a state, the newest true: hearing again (RESUMED, RESYNC)
+ * ends an INTERRUPTED not read yet, and a new INTERRUPTED a RESUMED. RESYNC stays: what was missed is still missed.
+ */
+function addKind(kinds: Set<ChangeKind>, kind: ChangeKind): void {
+  if (kind === 'interrupted') kinds.delete('resumed');
+  if (kind === 'resumed' || kind === 'resync') kinds.delete('interrupted');
+  kinds.add(kind);
+}
+
 /** Two updates of one subscriber for one key, still unread: one, with every change of both and the newer context. */
 function mergeUpdates(older: Update, newer: Update): Update {
+  const kinds = new Set(older.change.changes);
+  for (const kind of newer.change.changes) addKind(kinds, kind);
   return {
     context: newer.context,
     change: {
       ...newer.change,
-      changes: byKindOrder([...older.change.changes, ...newer.change.changes]),
+      changes: byKindOrder(kinds),
       documentIds: union(older.change.documentIds, newer.change.documentIds),
       ...('templateIds' in newer.change ? { templateIds: union((older.change as ProjectChangeRoot).templateIds, newer.change.templateIds) } : {}),
     },
@@ -120,11 +133,12 @@ function changeFor(watch: Watch, projectId: string, pending: PendingProject): Pr
     for (const t of pending.templates.values()) for (const d of t.documents) documents.add(d);
     return { projectId, changes: byKindOrder(pending.kinds), templateIds: [...pending.templates.keys()], documentIds: [...documents] };
   }
-  const kinds = new Set<ChangeKind>(pending.kinds.has('resync') ? ['resync'] : []);
+  // The notices concern every watch of the project.
+  const kinds = new Set<ChangeKind>([...pending.kinds].filter((k) => NOTICE_KINDS.has(k)));
   const documents = new Set<string>();
   for (const [id, t] of pending.templates) {
     if (id !== watch.templateId && t.main !== watch.templateId) continue;
-    for (const k of t.kinds) kinds.add(k);
+    for (const k of t.kinds) addKind(kinds, k);
     for (const d of t.documents) documents.add(d);
   }
   if (!kinds.size) return null;
@@ -148,13 +162,18 @@ function changeFor(watch: Watch, projectId: string, pending: PendingProject): Pr
 export class ChangeFeed {
   private readonly subscribers = new Set<Subscriber>();
   private pending = new Map<string, PendingProject>();
+  /** Told once the window now open is delivered (or could not be): the notices wait for theirs. */
+  private pendingWaiters: Array<{ resolve(): void; reject(err: unknown): void }> = [];
   private timer: NodeJS.Timeout | null = null;
   private delivering: Promise<void> | null = null;
   private windowClosed = false;
   private stopped = false;
+  private readonly notices: Notices<Subscriber>;
 
   constructor(private readonly orm: MikroORM, private readonly config: Config, private readonly log: Logger, private readonly metrics: Metrics,
-    private readonly admission?: Admission) {}
+    private readonly admission?: Admission) {
+    this.notices = new Notices(() => this.subscribers.values(), (kind, targets) => this.announce(kind, targets), log);
+  }
 
   /** Registers a subscriber; its updates are read from the returned queue, whose end unregisters it. */
   subscribe(connection: SubscriberConnection, field: SubscriptionField, watch: Watch): UpdateQueue<Update> {
@@ -162,6 +181,7 @@ export class ChangeFeed {
       connection,
       field,
       watch,
+      interruption: null,
       queue: new UpdateQueue<Update>(mergeUpdates, () => {
         this.subscribers.delete(subscriber);
         this.metrics.subscriptionsActive.dec({ subscription: field });
@@ -169,7 +189,18 @@ export class ChangeFeed {
     };
     this.subscribers.add(subscriber);
     this.metrics.subscriptionsActive.inc({ subscription: field });
+    this.notices.subscribed(subscriber);
     return subscriber.queue;
+  }
+
+  /** Whether the instance hears the database's changes (src/platform/events/change-listener.ts): subscribers are told in band. */
+  setHearing(hearing: boolean): void {
+    this.notices.setHearing(hearing);
+  }
+
+  /** Changes may have been missed (a new slot, a stream that does not continue): every subscriber gets RESYNC once it hears. */
+  gap(): void {
+    this.notices.gap();
   }
 
   /** A change event from the listener. */
@@ -182,49 +213,49 @@ export class ChangeFeed {
       project = { organizationId: event.organizationId, kinds: new Set(), templates: new Map() };
       this.pending.set(event.projectId, project);
     }
-    project.kinds.add(event.kind);
+    addKind(project.kinds, event.kind);
     if (event.templateId) {
       let template = project.templates.get(event.templateId);
       if (!template) {
         template = { main: event.mainTemplateId ?? event.templateId, kinds: new Set(), documents: new Set() };
         project.templates.set(event.templateId, template);
       }
-      template.kinds.add(event.kind);
+      addKind(template.kinds, event.kind);
       if (event.documentId) template.documents.add(event.documentId);
     }
     this.timer ??= setTimeout(() => this.closeWindow(), this.config.subscriptions.coalesceMs);
   }
 
   /**
-   * After the listener missed notifications: every project a subscriber watches gets an update (`RESYNC`),
-   * with its fresh payload. One statement finds the projects of the "every project" subscribers.
+   * A notice (Notices): an update of kind `kind`, with its fresh payload, for every project the targets watch; resolves
+   * once delivered. One statement finds the projects of the "every project" subscribers.
    */
-  async resync(): Promise<void> {
-    const subscribers = [...this.subscribers];
-    if (this.stopped || !subscribers.length) return;
+  private async announce(kind: ChangeKind, targets: Subscriber[]): Promise<void> {
+    if (this.stopped || !targets.length) return;
     const organizations = new Set<string>();
     const projects = new Set<string>();
-    for (const s of subscribers) {
+    for (const s of targets) {
       if (s.watch.kind === 'template') projects.add(s.watch.projectId);
       else if (s.watch.projectIds) for (const id of s.watch.projectIds) projects.add(id);
       else for (const id of s.connection.caller.adminOrganizationIds) organizations.add(id);
     }
-    try {
-      const rows = await projectsForResync(this.orm.em.fork(), [...organizations], [...projects]);
-      for (const row of rows) {
-        this.add({ kind: 'resync', organizationId: row.organizationId, projectId: row.id, templateId: null, mainTemplateId: null, documentId: null });
-      }
-    } catch (err) {
-      this.log.warn({ err }, 'subscriptions: the resync after the listener came back could not be prepared');
+    const rows = await projectsForResync(this.orm.em.fork(), [...organizations], [...projects]);
+    if (this.stopped || !rows.length || !this.subscribers.size) return;
+    const delivered = new Promise<void>((resolve, reject) => this.pendingWaiters.push({ resolve, reject }));
+    for (const row of rows) {
+      this.add({ kind, organizationId: row.organizationId, projectId: row.id, templateId: null, mainTemplateId: null, documentId: null });
     }
+    await delivered;
   }
 
   /** Stops delivering; the subscribers' queues end with their connections (closed before). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.notices.stop();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.delivering;
+    for (const w of this.pendingWaiters.splice(0)) w.resolve();
     for (const s of [...this.subscribers]) await s.queue.return();
   }
 
@@ -235,13 +266,22 @@ export class ChangeFeed {
       return;
     }
     const batch = this.pending;
+    const waiters = this.pendingWaiters;
     this.pending = new Map();
+    this.pendingWaiters = [];
     // A batch is prepared in a turn of the deliveries' class (src/platform/http/admission.ts): it waits, never refused.
     // A trace of its own per delivery (docs/tracing.md): the callers' re-check and the payloads' statements.
     const deliver = () => inSpan('subscription delivery', { 'subscription.projects': batch.size }, () => this.deliver(batch));
     const prepared = this.admission ? this.admission.run('delivery', deliver) : deliver();
     this.delivering = prepared
-      .catch((err) => this.log.warn({ err, projects: batch.size }, 'subscriptions: updates could not be prepared and were dropped'))
+      .then(() => {
+        for (const w of waiters) w.resolve();
+      }, (err) => {
+        // Its subscribers would miss these changes without a word: they are owed RESYNC, retried until delivered.
+        this.log.warn({ err, projects: batch.size }, 'subscriptions: updates could not be prepared; their subscribers get RESYNC instead');
+        for (const w of waiters) w.reject(err);
+        if (![...batch.values()].every((p) => [...p.kinds].every((k) => NOTICE_KINDS.has(k)))) this.notices.gap();
+      })
       .finally(() => {
         this.delivering = null;
         if (this.windowClosed) {

@@ -179,6 +179,14 @@ export class ReadRouter {
   }
 
   /**
+   * Writes of other instances may have been missed (a gap in the change stream, src/platform/events/change-listener.ts):
+   * reads go to the primary for a window, after which every replica that may serve them has what was missed.
+   */
+  missedWrites(): void {
+    this.primaryUntil = Math.max(this.primaryUntil, Date.now() + this.window);
+  }
+
+  /**
    * Whether `replica` may take reads now, for work that needs position `minLsn` (null: anything). Judged from the
    * positions the servers reported, not from how punctually this instance's timers fire: its lag now is at most its
    * lag at the last poll plus the time since (were it to have replayed nothing meanwhile), and its replay position

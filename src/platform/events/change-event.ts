@@ -25,12 +25,16 @@ export const WRITES_CHANNEL = 'tender_writes';
 export const WEBHOOK_CHANNEL = 'tender_webhooks';
 
 /**
- * What a notification reports: a project (its row, managers), a trade of it, a template or slice, an invited
- * contractor's document, a version (an answer) of a document. `resync` is ours, never the database's: after
- * the listener was not listening, every subscriber gets one, since changes may have been missed.
+ * What a message reports: a project (its row, managers), a trade of it, a template or slice, an invited contractor's
+ * document, a version (an answer) of a document. The last three are ours, never the database's: notices about what
+ * the instance hears (docs/subscriptions.md, "In band"): `interrupted`, it hears no change for now; `resumed`, it
+ * hears again and missed nothing; `resync`, changes may have been missed.
  */
-export const CHANGE_KINDS = ['project', 'trade', 'template', 'document', 'version', 'resync'] as const;
+export const CHANGE_KINDS = ['project', 'trade', 'template', 'document', 'version', 'interrupted', 'resumed', 'resync'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** The kinds that are notices about the instance's hearing, not changes of the database. */
+export const NOTICE_KINDS: ReadonlySet<ChangeKind> = new Set<ChangeKind>(['interrupted', 'resumed', 'resync']);
 
 /** One notification, as the triggers send it: ids only (lowercase UUIDs). */
 export interface ChangeEvent {
@@ -45,7 +49,7 @@ export interface ChangeEvent {
   documentId: string | null;
 }
 
-const DATABASE_KINDS = new Set<string>(CHANGE_KINDS.filter((k) => k !== 'resync'));
+const DATABASE_KINDS = new Set<string>(CHANGE_KINDS.filter((k) => !NOTICE_KINDS.has(k)));
 
 const id = (value: unknown): string | null => (isUuid(value) ? value.toLowerCase() : null);
 

@@ -1,8 +1,11 @@
-import { Client as PgClient, type Client } from 'pg';
-import { PgoutputPlugin } from 'pg-logical-replication';
+import { createHash } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 
-// Logical decoding as the change listener uses it (src/platform/events/change-listener.ts): its plugin over a temporary
-// slot, the position it reports, the start's check that the server can decode, and what to tell an operator.
+// Logical decoding as the decoder uses it (src/platform/events/decoding-session.ts): the position it reports, the
+// start's check that the server can decode, the slot's default name, and what to tell an operator.
+
+/** The name the server shows for the decoder's replication connections (pg_stat_activity, pg_stat_replication). */
+export const DECODER_APPLICATION_NAME = 'tender-bff change decoder';
 
 export const describeError = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0] : String(err));
 
@@ -12,36 +15,8 @@ export function remedyOf(err: unknown): string | undefined {
   if (/unsupported startup parameter: replication/.test(message)) return 'DATABASE_DIRECT_URL reaches a connection pooler, which does not carry replication connections: it must reach PostgreSQL itself';
   if (/pg_hba\.conf.*replication|replication connection/i.test(message)) return 'the server refuses replication connections to this database: allow them in pg_hba.conf';
   if (/must be superuser or replication role|permission denied to start WAL sender|REPLICATION attribute/i.test(message)) return 'the role of DATABASE_DIRECT_URL needs the REPLICATION attribute';
-  if (/max_wal_senders|replication slots are in use|max_replication_slots/i.test(message)) return 'raise max_wal_senders and max_replication_slots: each instance holds one of each';
+  if (/max_wal_senders|replication slots are in use|max_replication_slots/i.test(message)) return 'raise max_wal_senders and max_replication_slots, or set CHANGE_BUS_URL: without a bus each instance holds one of each, with it the whole fleet holds one';
   return undefined;
-}
-
-/**
- * pgoutput over a TEMPORARY slot made on the replication connection itself, just before START_REPLICATION: a
- * temporary slot belongs to the session that made it and is dropped with it (pg-logical-replication's plugin only
- * starts from an existing slot). Making it waits for the transactions then running to end (PostgreSQL needs a
- * consistent point): bounded by `timeoutMs`, after which the connection is given up and tried again.
- */
-export class TemporarySlotPgoutput extends PgoutputPlugin {
-  constructor(private readonly timeoutMs: number) {
-    super({ protoVersion: 1, publicationNames: [CHANGE_PUBLICATION], messages: true });
-  }
-
-  override async start(client: Client, slotName: string, lastLsn: string): Promise<unknown> {
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new Error(`the temporary replication slot was not made within ${this.timeoutMs} ms: a transaction open since before is holding it (logical decoding waits for the transactions running when a slot is made)`));
-        void client.end().catch(() => undefined);
-      }, this.timeoutMs);
-    });
-    try {
-      await Promise.race([client.query(`CREATE_REPLICATION_SLOT "${slotName}" TEMPORARY LOGICAL pgoutput`), bound]);
-    } finally {
-      clearTimeout(timer);
-    }
-    return super.start(client, slotName, lastLsn);
-  }
 }
 
 /**
@@ -57,20 +32,28 @@ export function lsnBefore(lsn: string): string {
 }
 
 /** The publication the decoder names (Migration20270315000000_change_messages): no table, messages only. */
-const CHANGE_PUBLICATION = 'tender_changes';
+export const CHANGE_PUBLICATION = 'tender_changes';
+
+/** The server and database change capture decodes, as the start found them. */
+export interface DecodedDatabase {
+  /** The cluster's system identifier: the same on its physical standbys, so a failover keeps the bus's stream. */
+  systemId: string;
+  database: string;
+}
 
 /**
- * Why change capture cannot work on the server `url` reaches (DATABASE_DIRECT_URL), in one line for the start's
- * refusal; null when it can.
+ * What the server `url` reaches (DATABASE_DIRECT_URL) is, or why change capture cannot work there, in one line for the
+ * start's refusal.
  */
-export async function changeCaptureUnavailable(url: string, connectTimeoutMs: number): Promise<string | null> {
+export async function decodedDatabase(url: string, connectTimeoutMs: number): Promise<DecodedDatabase | string> {
   const client = new PgClient({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, query_timeout: connectTimeoutMs });
   let row: Record<string, string>;
   try {
     await client.connect();
     [row] = (await client.query<Record<string, string>>(`select current_setting('wal_level') as wal_level,
     (select rolreplication or rolsuper from pg_roles where rolname = current_user)::text as replication,
-    (select count(*) from pg_publication where pubname = '${CHANGE_PUBLICATION}')::text as publication`)).rows;
+    (select count(*) from pg_publication where pubname = '${CHANGE_PUBLICATION}')::text as publication,
+    (select system_identifier::text from pg_control_system()) as system_id, current_database() as database`)).rows;
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -79,5 +62,14 @@ export async function changeCaptureUnavailable(url: string, connectTimeoutMs: nu
   }
   if (row.replication !== 'true') return 'change capture needs the REPLICATION attribute for the role of DATABASE_DIRECT_URL (ALTER ROLE ... WITH REPLICATION; RDS: GRANT rds_replication TO ...); README, "Scale out"';
   if (row.publication === '0') return `change capture needs the publication ${CHANGE_PUBLICATION}, made by the migrations: run them (npm run db:migrate)`;
-  return null;
+  return { systemId: row.system_id, database: row.database };
+}
+
+/**
+ * The permanent slot's default name: `tender_`, the database's name as a slot name may spell it, and a hash of the
+ * exact name, since slots are named per server and two databases of one server must not share one.
+ */
+export function defaultSlotName(database: string): string {
+  const readable = database.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 40);
+  return `tender_${readable}_${createHash('sha256').update(database).digest('hex').slice(0, 8)}`;
 }

@@ -3,6 +3,7 @@ import type { AppState } from './state';
 import type { Readiness } from './readiness';
 import type { Admission } from './admission';
 import type { PrimaryState } from '../database/primary-watch';
+import type { ChangeCaptureStatus } from '../events/change-capture';
 
 /** /loadz answers 503 from this share of a class's capacity (running and waiting) on: before refusals start. */
 const OVERLOADED_AT = 0.75;
@@ -12,10 +13,13 @@ const OVERLOADED_AT = 0.75;
  * balancer how busy the instance is (docs/faults.md, "Overload"), 503 once a class is three quarters full, so that
  * new work goes elsewhere before this instance refuses most of it. Readiness stays about being able to serve.
  */
-export function healthRoutes(readiness: Readiness, admission: Admission, primary: () => PrimaryState = () => ({ writable: true, reason: null, cluster: null })): Router<AppState> {
+export function healthRoutes(readiness: Readiness, admission: Admission, primary: () => PrimaryState = () => ({ writable: true, reason: null, cluster: null }),
+  changes: (() => ChangeCaptureStatus) | null = null): Router<AppState> {
   const router = new Router<AppState>();
+  // Liveness, and what the instance cannot do right now without being unready for it (docs/subscriptions.md).
   router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'ok', ...(changes ? { changes: changes() } : {}) };
   });
   // A refusal is a 503 the errors middleware logs at WARN, with the database's error as its cause.
   router.get('/readyz', async (ctx) => {

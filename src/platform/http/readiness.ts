@@ -2,12 +2,6 @@ import { ServiceUnavailableError } from '../errors/errors';
 import type { PrimaryState } from '../database/primary-watch';
 import type { Lifecycle } from './lifecycle';
 
-/** The change listener, as readiness sees it. */
-export interface ListenerStatus {
-  /** Whether it hears its own heartbeats, after a proof now when it does not, bounded by `timeoutMs`. */
-  ensureHearing(timeoutMs: number): Promise<boolean>;
-}
-
 /**
  * What `/readyz` answers (decisions.md section 8, docs/faults.md): ready while the database answers within
  * the readiness bound and the process is not shutting down.
@@ -20,10 +14,10 @@ export interface ListenerStatus {
  *
  * From the moment a shutdown begins (`lifecycle.shuttingDown`, src/platform/shutdown.ts) every check answers 503 at once.
  *
- * While the instance does not hear the database's notifications (src/platform/events/change-listener.ts: its heartbeats
- * do not come back), its subscribers get no updates and its kept callers could miss a revoked right: the check
- * asks the listener for a proof at once, and answers 503 when none comes within the bound, so that new clients
- * go to an instance that can serve them.
+ * Whether the instance hears the database's changes is not asked (docs/subscriptions.md, "Listener"): what keeps it
+ * from hearing (the decoder waiting on a long transaction, the bus away) is shared by every instance, and an answer of
+ * 503 from each would leave a balancer no backend at all. A deaf instance still answers correctly (callers looked up at
+ * every request, reads on the primary) and tells its subscribers in band; /healthz and the metrics say so.
  *
  * While the server the requests write to takes no writes (in recovery or read-only: a failover or switchover under
  * way, src/platform/database/primary-watch.ts), the check answers 503 with the reason: reads still work, but every
@@ -34,7 +28,6 @@ export class Readiness {
     private readonly databaseAnswers: () => Promise<unknown>,
     private readonly timeoutMs: number,
     private readonly lifecycle: Lifecycle,
-    private readonly listener: ListenerStatus | null = null,
     private readonly primary: { check(): Promise<PrimaryState>; readonly state: PrimaryState } | null = null,
   ) {}
 
@@ -58,9 +51,6 @@ export class Readiness {
       clearTimeout(timer);
     }
     if (primary && !primary.writable) throw new ServiceUnavailableError(`The database takes no writes: ${primary.reason}`);
-    if (this.listener && !(await this.listener.ensureHearing(this.timeoutMs))) {
-      throw new ServiceUnavailableError('Change events are not being received: the change listener does not hear the database\'s notifications');
-    }
     if (this.lifecycle.shuttingDown) throw new ServiceUnavailableError('The service is shutting down');
   }
 }

@@ -1,0 +1,269 @@
+import type { ClientConfig, Client } from 'pg';
+import { LogicalReplicationService, PgoutputPlugin, type Pgoutput } from 'pg-logical-replication';
+import type { Logger } from 'pino';
+import type { BusPublisher, DecodedChunk } from './change-bus';
+import { CHANGE_PUBLICATION, DECODER_APPLICATION_NAME, describeError, lsnBefore } from './logical-decoding';
+import type { SlotWatch } from './slot-watch';
+
+/** Messages per bus entry: a transaction writing more is published in parts (one position each). */
+const CHUNK_MESSAGES = 1000;
+/** Chunks per publication. */
+const BATCH_CHUNKS = 500;
+/** Decoded chunks kept while the bus does not take them; past it the session gives the slot up (nothing confirmed is lost). */
+const MAX_QUEUED_CHUNKS = 100_000;
+/** How often the session tells the server how far it got (and that it is alive). */
+const STATUS_EVERY_MS = 1000;
+
+export type SessionPhase = 'connecting' | 'making the slot' | 'streaming';
+
+type Queued = { gap: string } | { chunk: DecodedChunk; endLsn: string };
+
+export interface SessionOptions {
+  url: string;
+  connectTimeoutMs: number;
+  log: Logger;
+  /** The slot, and whether it is this session's own (TEMPORARY: dropped with the connection). */
+  slot: { name: string; temporary: boolean };
+  bus: BusPublisher;
+  /** Fences this session's publications (the bus's lease epoch; in process: any). */
+  epoch: number;
+  watch: SlotWatch;
+  onPhase(phase: SessionPhase): void;
+}
+
+/**
+ * One replication connection streaming one slot (pgoutput, messages only), and the publication of what it decodes:
+ * each committed transaction's messages go to the bus in commit order, and the slot is confirmed up to a commit only
+ * once the bus took it, so that a decoder that takes the slot over (or this one, reconnected) starts where nothing is
+ * lost. A slot that had to be made (absent, or invalidated past max_slot_wal_keep_size) decoded nothing before: a gap
+ * marker goes first. `ended` settles with why the session ended, whatever ended it.
+ */
+export class DecodingSession {
+  readonly ended: Promise<Error>;
+  private readonly service: LogicalReplicationService;
+  private end!: (err: Error) => void;
+  private over = false;
+  /** The server process of this connection (its WAL sender), once known: what a given-up wait is cancelled through. */
+  private senderPid: number | null = null;
+  private phase: SessionPhase = 'connecting';
+  /** The transaction being received: its commit position and messages so far. */
+  private open: { position: string; committedAt: number; messages: Array<[string, string]>; parts: number } | null = null;
+  private queue: Queued[] = [];
+  private flushing = false;
+  /** The slot's confirmed position as this session knows it: the end of the last commit the bus took. */
+  private confirmed: string | null = null;
+  /** The server's position at its last keepalive while nothing was pending: confirmable as is. */
+  private idleAt: string | null = null;
+  private statusTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: SessionOptions) {
+    this.ended = new Promise((resolve) => { this.end = resolve; });
+    const config: ClientConfig = {
+      connectionString: options.url,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      keepAlive: true,
+      // Without it the OS default applies (2 h on Linux) before the first probe: a server that died silently would
+      // keep the slot's decoding away that long. 10 s plus the OS's probes is a bound.
+      keepAliveInitialDelayMillis: 10_000,
+      application_name: DECODER_APPLICATION_NAME,
+    };
+    // Confirmed by hand, once published: see status().
+    this.service = new LogicalReplicationService(config, { acknowledge: { auto: false, timeoutSeconds: 0 } });
+  }
+
+  /** Connects, prepares the slot, streams; resolves once streaming began (or the session ended before). */
+  async start(): Promise<void> {
+    const { service } = this;
+    const started = new Promise<void>((resolve) => service.once('start', () => resolve()));
+    service.on('data', (_lsn: string, message: Pgoutput.Message) => this.received(message));
+    service.on('heartbeat', (lsn: string, _ts: number, shouldRespond: boolean) => {
+      if (!this.open && this.queue.length === 0 && !this.flushing) this.idleAt = lsn;
+      if (shouldRespond) this.status();
+    });
+    service.on('error', (err: Error) => this.finish(err));
+    const plugin = new SlotPlugin(this);
+    void service.subscribe(plugin, this.options.slot.name)
+      .then(() => this.finish(new Error('the replication connection ended')), (err: Error) => this.finish(err));
+    await Promise.race([started, this.ended]);
+    if (this.over) return;
+    this.setPhase('streaming');
+    this.statusTimer = setInterval(() => this.status(), STATUS_EVERY_MS);
+    this.statusTimer.unref();
+    // A gap marker goes out now, not with the first commit.
+    this.flush();
+  }
+
+  /** Ends the session; a wait the server is still in (making the slot) is cancelled there, never left to stack up. */
+  async stop(reason: string): Promise<void> {
+    const waiting = this.phase !== 'streaming' ? this.senderPid : null;
+    this.finish(new Error(reason));
+    if (waiting !== null) await this.options.watch.endSender(waiting);
+    await this.service.stop().catch(() => undefined);
+  }
+
+  /** Sets up the slot on the replication connection, before START_REPLICATION (SlotPlugin). */
+  async prepare(client: Client): Promise<void> {
+    const { slot, watch, log } = this.options;
+    const [row] = (await client.query<{ pid: number; db: string; slot: SlotRow | null }>(`select pg_backend_pid() as pid, current_database() as db,
+      (select json_build_object('active_pid', active_pid, 'wal_status', wal_status, 'confirmed', confirmed_flush_lsn::text, 'database', database)
+        from pg_replication_slots where slot_name = '${slot.name}') as slot`)).rows;
+    this.senderPid = row.pid;
+    if (this.over) throw new Error('stopped');
+    let gap: string | null = null;
+    let existing = row.slot;
+    if (existing && existing.database !== row.db) {
+      throw new Error(`the replication slot ${slot.name} belongs to database ${existing.database}: set CHANGE_SLOT_NAME to a name of this database's own`);
+    }
+    if (existing?.wal_status === 'lost') {
+      log.warn({ slot: slot.name }, 'change events: the slot was invalidated (it held back more WAL than max_slot_wal_keep_size allows): making it anew; every subscriber gets RESYNC');
+      await client.query(`DROP_REPLICATION_SLOT "${slot.name}"`);
+      existing = null;
+      gap = 'the replication slot was invalidated (max_slot_wal_keep_size) and made anew: changes before it were not decoded';
+    }
+    if (existing?.active_pid) {
+      // This instance holds the lease: whoever streams the slot is a holder that stopped renewing it (dead, frozen, cut off).
+      log.warn({ slot: slot.name, pid: existing.active_pid }, 'change events: the slot is held by a decoder whose lease ran out: ending its WAL sender');
+      await watch.endSender(existing.active_pid);
+      await watch.untilInactive(slot.name);
+    }
+    if (existing) {
+      this.confirmed = existing.confirmed;
+    } else {
+      gap ??= slot.temporary
+        ? 'this instance decodes on a slot of its own, made at its connection: changes before it were not decoded'
+        : 'the replication slot was made: changes before it were not decoded';
+      this.setPhase('making the slot');
+      const made = await watch.whileWaiting(row.pid, slot.name, () => client.query<{ consistent_point: string }>(
+        `CREATE_REPLICATION_SLOT "${slot.name}" ${slot.temporary ? 'TEMPORARY ' : ''}LOGICAL pgoutput`));
+      this.confirmed = made.rows[0].consistent_point;
+      if (!slot.temporary) log.info({ slot: slot.name }, 'change events: the replication slot was made');
+      this.setPhase('connecting');
+    }
+    if (gap) this.queue.push({ gap });
+  }
+
+  private received(message: Pgoutput.Message): void {
+    if (this.over) return;
+    if (message.tag === 'begin') {
+      this.idleAt = null;
+      this.open = { position: message.commitLsn ?? '', committedAt: Number(message.commitTime) / 1000, messages: [], parts: 0 };
+      return;
+    }
+    if (message.tag === 'message') {
+      // Every message of ours is transactional; another client's non-transactional one is no change of ours.
+      if (!message.transactional || !this.open) return;
+      this.open.messages.push([message.prefix, Buffer.from(message.content).toString('utf8')]);
+      if (this.open.messages.length >= CHUNK_MESSAGES) this.cut(null);
+      return;
+    }
+    if (message.tag === 'commit' && this.open) {
+      this.cut(message.commitEndLsn ?? null);
+      this.open = null;
+      this.flush();
+    }
+  }
+
+  /** The open transaction's messages so far as one chunk; `endLsn` once it committed (what confirming it takes). */
+  private cut(endLsn: string | null): void {
+    const open = this.open!;
+    if (open.messages.length === 0 && endLsn === null) return;
+    const position = `${open.position}:${String(open.parts++).padStart(5, '0')}`;
+    this.queue.push({ chunk: { position, committedAt: open.committedAt, messages: open.messages }, endLsn: endLsn ?? '' });
+    open.messages = [];
+    if (this.queue.length > MAX_QUEUED_CHUNKS) {
+      this.finish(new Error(`the bus took none of the last ${MAX_QUEUED_CHUNKS} decoded chunks: giving the slot up (decoding resumes from its confirmed position)`));
+    }
+  }
+
+  /** Publishes what is queued, in order, one publication at a time; retries while the bus fails. */
+  private flush(): void {
+    if (this.flushing || this.over) return;
+    this.flushing = true;
+    void (async () => {
+      let failures = 0;
+      while (this.queue.length && !this.over) {
+        const head = this.queue[0];
+        const batch = 'gap' in head ? [] : this.batch();
+        try {
+          const taken = 'gap' in head
+            ? await this.options.bus.markGap(this.options.epoch, head.gap)
+            : await this.options.bus.publish(this.options.epoch, batch.map((q) => q.chunk));
+          if (!taken) {
+            this.finish(new Error('fenced: another instance took the slot over'));
+            break;
+          }
+          this.queue.splice(0, 'gap' in head ? 1 : batch.length);
+          failures = 0;
+          const done = [...batch].reverse().find((q) => q.endLsn);
+          if (done) this.confirmed = done.endLsn;
+        } catch (err) {
+          failures++;
+          if (failures === 1) this.options.log.warn({ error: describeError(err), queued: this.queue.length }, 'change events: the bus does not take the decoded changes; retrying (nothing is confirmed to the slot meanwhile)');
+          await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (failures - 1), 2000)));
+        }
+      }
+      this.flushing = false;
+      if (!this.over && this.queue.length) this.flush();
+    })();
+  }
+
+  /** The chunks at the head of the queue, up to a gap marker or BATCH_CHUNKS. */
+  private batch(): Array<{ chunk: DecodedChunk; endLsn: string }> {
+    const out: Array<{ chunk: DecodedChunk; endLsn: string }> = [];
+    for (const q of this.queue) {
+      if ('gap' in q || out.length >= BATCH_CHUNKS) break;
+      out.push(q);
+    }
+    return out;
+  }
+
+  /**
+   * Tells the server how far the bus has taken (the slot's confirmed position, which the WAL behind it is recycled
+   * from), and that this session is alive. With nothing pending, the server's own last position: a server that shuts
+   * down waits for exactly that (WalSndDone), and the WAL other databases write is released.
+   */
+  private status(): void {
+    if (this.over || this.phase !== 'streaming') return;
+    const idle = !this.open && this.queue.length === 0 && !this.flushing;
+    const position = idle && this.idleAt ? this.idleAt : this.confirmed;
+    if (!position) return;
+    // The library reports one past the position it is given.
+    void this.service.acknowledge(lsnBefore(position)).catch(() => undefined);
+  }
+
+  private setPhase(phase: SessionPhase): void {
+    this.phase = phase;
+    this.options.onPhase(phase);
+  }
+
+  private finish(err: Error): void {
+    if (this.over) return;
+    this.over = true;
+    if (this.statusTimer) clearInterval(this.statusTimer);
+    this.service.removeAllListeners();
+    // An error of the connection being ended must find a listener (an 'error' without one is thrown).
+    this.service.on('error', () => undefined);
+    // A temporary slot goes with its connection.
+    void this.service.stop().catch(() => undefined);
+    this.end(err);
+  }
+}
+
+interface SlotRow {
+  active_pid: number | null;
+  wal_status: string | null;
+  confirmed: string | null;
+  database: string;
+}
+
+/** pgoutput over the session's slot, prepared on the replication connection itself just before START_REPLICATION. */
+class SlotPlugin extends PgoutputPlugin {
+  constructor(private readonly session: DecodingSession) {
+    super({ protoVersion: 1, publicationNames: [CHANGE_PUBLICATION], messages: true });
+  }
+
+  override async start(client: Client, slotName: string, lastLsn: string): Promise<unknown> {
+    await this.session.prepare(client);
+    return super.start(client, slotName, lastLsn);
+  }
+}
