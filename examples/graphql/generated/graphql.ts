@@ -13,12 +13,16 @@ export type AddTemplateInput = {
   tradeId: string | number;
 };
 
-/** What changed: a project (its fields, archive, managers), a trade of it, a template or slice, an invited contractor's document, a version (an answer) of a document; RESYNC: changes may have been missed (the service was not listening to the database), refetch what you show */
+/** What changed: a project (its fields, archive, managers), a trade of it, a template or slice, an invited contractor's document, a version (an answer) of a document; and notices about the updates themselves: INTERRUPTED (the service hears no change for now), RESUMED (it hears again and missed nothing), RESYNC (changes may have been missed: refetch what you show) */
 export type ChangeKind =
   /** A contractor was invited, or their document changed (intention, tender documents downloaded) */
   | 'DOCUMENT'
+  /** The service hears no change for now (its decoder or bus is away): changes made meanwhile come late, or RESYNC follows if some may have been lost. The payload is fresh */
+  | 'INTERRUPTED'
   /** The project's own fields, its archive, its managers */
   | 'PROJECT'
+  /** The service hears again after INTERRUPTED and missed nothing: changes made meanwhile come (or came) in their own updates */
+  | 'RESUMED'
   /** Changes may have been missed: the payload is fresh, what else you show may not be */
   | 'RESYNC'
   /** A template or slice was added, edited or removed */

@@ -236,7 +236,7 @@ describe('Mutation.createProject', () => {
       VersionStatus: ['DRAFT', 'ANSWERED', 'IN_REVISION', 'DECLINED'],
       Intention: ['YES', 'NO', 'MAYBE'],
       CreditsScopeType: ['organization', 'headquarter'],
-      ChangeKind: ['PROJECT', 'TRADE', 'TEMPLATE', 'DOCUMENT', 'VERSION', 'RESYNC'],
+      ChangeKind: ['PROJECT', 'TRADE', 'TEMPLATE', 'DOCUMENT', 'VERSION', 'INTERRUPTED', 'RESUMED', 'RESYNC'],
     });
     const states = new Set(project.templates.flatMap((x: { documents: Array<{ state: string }> }) => x.documents.map((d) => d.state)));
     expect([...states].every((x) => enums.DocumentState.includes(x))).toBe(true);
