@@ -56,7 +56,7 @@ export async function startInstanceProcess(databaseUrl: string, publicUrl: strin
     proc,
     output: () => output.join(''),
     async stop() {
-      if (proc.exitCode !== null) return;
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = new Promise((resolve) => proc.once('exit', resolve));
       proc.kill('SIGTERM');
       await exited;

@@ -85,8 +85,11 @@ export async function createServiceDatabase(serverUrl: string, name: string, opt
   return url;
 }
 
-/** Starts (initialising on first use, under .data/own-pg-<name>) a cluster of the calling test's own. */
-export async function startOwnCluster(name: string): Promise<OwnCluster> {
+/**
+ * Starts (initialising on first use, under .data/own-pg-<name>) a cluster of the calling test's own; `settings` are
+ * `-c` settings of its own, after (so over) the defaults (`max_wal_senders=4`: a server as scarce as PostgreSQL's default).
+ */
+export async function startOwnCluster(name: string, settings: string[] = []): Promise<OwnCluster> {
   const port = await freePort();
   const dataDir = path.resolve(__dirname, `../../.data/own-pg-${name}`);
   // A run killed while its cluster was frozen leaves stopped processes behind: wake them so the start
@@ -97,7 +100,7 @@ export async function startOwnCluster(name: string): Promise<OwnCluster> {
   const start = () => startEmbeddedCluster({
     dataDir,
     port,
-    postgresFlags: ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=50'],
+    postgresFlags: ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=50', ...settings.flatMap((s) => ['-c', s])],
   });
   let cluster: EmbeddedCluster | null = await start();
   let frozen: number[] = [];

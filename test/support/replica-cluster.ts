@@ -73,6 +73,8 @@ export interface ReplicatedCluster {
 export interface ReplicatedClusterOptions {
   /** Synchronous replication from the start (setSynchronous(true) once the replica streams). */
   synchronous?: boolean;
+  /** `-c` settings of both servers, after (so over) the defaults. */
+  settings?: string[];
 }
 
 /**
@@ -109,7 +111,7 @@ export async function startReplicatedCluster(name: string, applyDelayMs: number,
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   // Durability is not what these tests measure; the replica's own lag is.
-  const common = `-c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c full_page_writes=off -c max_connections=60 ${CHANGE_CAPTURE_SETTINGS.map((s) => `-c ${s}`).join(' ')}`;
+  const common = `-c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off -c full_page_writes=off -c max_connections=60 ${[...CHANGE_CAPTURE_SETTINGS, ...options.settings ?? []].map((s) => `-c ${s}`).join(' ')}`;
   run('initdb', ['-D', primaryDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   run('pg_ctl', ['-D', primaryDir, '-o', `-p ${primaryPort} ${common}`, '-l', path.join(dir, 'primary.log'), '-w', 'start']);
   // The replica names itself in its primary_conninfo (pg_basebackup -R writes the connection's parameters there), so

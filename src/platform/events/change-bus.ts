@@ -9,21 +9,59 @@ export type BusMessage = readonly [prefix: string, content: string];
  * Decoded messages of one committed transaction (or of a part of a large one), as the decoder publishes them.
  * `position` orders them and makes a republication recognisable: the commit's LSN (`XXXXXXXX/XXXXXXXX`, so that text
  * order is WAL order) and the part's number. A decoder that takes a slot over decodes again from the slot's confirmed
- * position, so it may publish what its predecessor already did: the bus keeps the first.
+ * position, so it may publish what its predecessor already did: the bus may keep both, and a reader skips the second.
  */
 export interface DecodedChunk {
   position: string;
+  /**
+   * What comes right before it: for a transaction's first part, the end of the commit before it in the decoder's
+   * stream (for the first of a session, where the session took the stream up); for another part, the part before.
+   * A reader that has not read that far has missed something (Continuity, below).
+   */
+  after: string;
+  /** The commit's end LSN, on its last part (what confirming the slot up to it takes); null on the others. */
+  end: string | null;
   /** The commit's time on the database server (ms since the epoch): how late the readers hear it. */
   committedAt: number;
   messages: BusMessage[];
 }
 
+/** A transaction's first part (`<LSN>:00000`). */
+const isFirstPart = (position: string) => position.endsWith(':00000');
+
+/**
+ * Whether what a reader reads follows what it read before, in the decoder's terms (WAL positions), whatever the bus did
+ * with its own entries (trimmed, lost in a restart, appended twice around a takeover): a chunk read already is skipped,
+ * one whose predecessor this reader has not read is a gap.
+ */
+export class Continuity {
+  private lastPosition: string | null = null;
+  private lastEnd: string | null = null;
+
+  /** Stands the reader after `chunk` (the stream's last when it begins reading), or nowhere: what comes first is taken as is. */
+  resetTo(chunk: DecodedChunk | null): void {
+    this.lastPosition = chunk?.position ?? null;
+    this.lastEnd = chunk ? chunk.end ?? chunk.after : null;
+  }
+
+  check(chunk: DecodedChunk): 'read already' | 'gap' | 'next' {
+    if (this.lastPosition !== null && chunk.position <= this.lastPosition) return 'read already';
+    const follows = this.lastPosition === null
+      || (isFirstPart(chunk.position) ? this.lastEnd !== null && chunk.after <= this.lastEnd : chunk.after === this.lastPosition);
+    this.lastPosition = chunk.position;
+    if (chunk.end) this.lastEnd = chunk.end;
+    return follows ? 'next' : 'gap';
+  }
+}
+
 /** What a reader is told, in the bus's order. */
 export interface BusHandlers {
-  onMessages(messages: readonly BusMessage[], committedAt: number): void;
+  /** Where reading begins: after the stream's last chunk (null: an empty stream, or in process). */
+  onPositioned(last: DecodedChunk | null): void;
+  onChunk(chunk: DecodedChunk): void;
   /**
-   * Messages may have been lost before what follows: the decoder's slot was made anew (nothing before it was
-   * decoded), or the stream does not continue from this reader's position (trimmed, or lost by the bus).
+   * Messages may have been lost before what follows: the decoder's slot was made anew (nothing before it was decoded),
+   * or the bus could not be read from where this reader stood.
    */
   onGap(reason: string): void;
   /** Whether the reader reaches the bus, each time that changes (in process: always). */
@@ -36,6 +74,8 @@ export interface BusPublisher {
   publish(epoch: number, chunks: readonly DecodedChunk[]): Promise<boolean>;
   /** Appends a gap marker: the slot was made anew; false when fenced. */
   markGap(epoch: number, reason: string): Promise<boolean>;
+  /** The end of the last commit published (null: unknown, or none yet): where a new session's stream takes up. */
+  publishedEnd(): Promise<string | null>;
 }
 
 export interface ChangeBus extends BusPublisher {
@@ -58,17 +98,23 @@ export class InProcessBus implements ChangeBus {
 
   async read(handlers: BusHandlers): Promise<void> {
     this.handlers = handlers;
+    handlers.onPositioned(null);
     handlers.onConnected(true);
   }
 
   async publish(_epoch: number, chunks: readonly DecodedChunk[]): Promise<boolean> {
-    for (const chunk of chunks) this.handlers?.onMessages(chunk.messages, chunk.committedAt);
+    for (const chunk of chunks) this.handlers?.onChunk(chunk);
     return true;
   }
 
   async markGap(_epoch: number, reason: string): Promise<boolean> {
     this.handlers?.onGap(reason);
     return true;
+  }
+
+  async publishedEnd(): Promise<string | null> {
+    // Each session is a new slot of its own, whose gap marker goes first.
+    return null;
   }
 
   async catchUp(): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BusMessage, ChangeBus } from './change-bus';
+import { Continuity, type ChangeBus, type DecodedChunk } from './change-bus';
 import { CALLER_CHANNEL, CHANGE_CHANNEL, WEBHOOK_CHANNEL, WRITES_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
 import { describeError } from './logical-decoding';
 
@@ -76,6 +76,8 @@ export class ChangeListener {
   private waiters: Array<() => void> = [];
   /** When hearing stopped; null while hearing. */
   private deafSince: number | null = Date.now();
+  /** Where this instance stands in the decoder's stream: what it read, what it missed. */
+  private readonly continuity = new Continuity();
   /** A message prefix no other instance writes: what comes back on it went through the whole path to this instance. */
   readonly heartbeatChannel = `tender_heartbeat_${randomBytes(8).toString('hex')}`;
 
@@ -96,8 +98,18 @@ export class ChangeListener {
    */
   async start(boundMs: number): Promise<void> {
     await this.options.bus.read({
-      onMessages: (messages, committedAt) => this.received(messages, committedAt),
-      onGap: (reason) => this.gap(reason),
+      onPositioned: (last) => this.continuity.resetTo(last),
+      onChunk: (chunk) => {
+        const follows = this.continuity.check(chunk);
+        if (follows === 'read already') return;
+        if (follows === 'gap') this.gap('the change stream does not continue from this instance\'s position: entries were trimmed (CHANGE_BUS_MAX_LENGTH) or lost by the bus');
+        this.received(chunk);
+      },
+      onGap: (reason) => {
+        // A new slot: positions start over (after a failover, possibly below those read before).
+        this.continuity.resetTo(null);
+        this.gap(reason);
+      },
       onConnected: (connected) => {
         this.options.onConnected?.(connected);
         if (connected) void this.beat();
@@ -142,7 +154,7 @@ export class ChangeListener {
   }
 
   /** Decoded messages, in commit order, by prefix (the channel the triggers write on). */
-  private received(messages: readonly BusMessage[], committedAt: number): void {
+  private received({ messages, committedAt }: DecodedChunk): void {
     if (this.stopped) return;
     if (Number.isFinite(committedAt)) this.options.onDelay?.(Math.max(0, Date.now() - committedAt) / 1000);
     for (const [prefix, payload] of messages) {

@@ -2,7 +2,7 @@ import type { ClientConfig, Client } from 'pg';
 import { LogicalReplicationService, PgoutputPlugin, type Pgoutput } from 'pg-logical-replication';
 import type { Logger } from 'pino';
 import type { BusPublisher, DecodedChunk } from './change-bus';
-import { CHANGE_PUBLICATION, DECODER_APPLICATION_NAME, describeError, lsnBefore } from './logical-decoding';
+import { CHANGE_PUBLICATION, DECODER_APPLICATION_NAME, describeError, lsnBefore, normalLsn } from './logical-decoding';
 import type { SlotWatch } from './slot-watch';
 
 /** Messages per bus entry: a transaction writing more is published in parts (one position each). */
@@ -48,6 +48,8 @@ export class DecodingSession {
   private phase: SessionPhase = 'connecting';
   /** The transaction being received: its commit position and messages so far. */
   private open: { position: string; committedAt: number; messages: Array<[string, string]>; parts: number } | null = null;
+  /** What the next chunk follows (DecodedChunk.after): the last one queued, or where this session took the stream up. */
+  private after = '';
   private queue: Queued[] = [];
   private flushing = false;
   /** The slot's confirmed position as this session knows it: the end of the last commit the bus took. */
@@ -77,7 +79,7 @@ export class DecodingSession {
     const started = new Promise<void>((resolve) => service.once('start', () => resolve()));
     service.on('data', (_lsn: string, message: Pgoutput.Message) => this.received(message));
     service.on('heartbeat', (lsn: string, _ts: number, shouldRespond: boolean) => {
-      if (!this.open && this.queue.length === 0 && !this.flushing) this.idleAt = lsn;
+      if (!this.open && this.queue.length === 0 && !this.flushing) this.idleAt = normalLsn(lsn);
       if (shouldRespond) this.status();
     });
     service.on('error', (err: Error) => this.finish(err));
@@ -127,7 +129,11 @@ export class DecodingSession {
       await watch.untilInactive(slot.name);
     }
     if (existing) {
-      this.confirmed = existing.confirmed;
+      this.confirmed = normalLsn(existing.confirmed ?? '0/0');
+      // Where the stream stands: the last commit published, unless the slot was confirmed past it (nothing of ours in
+      // between: a commit is confirmed only once published). Unknown (the bus lost it): the slot's position.
+      const published = await this.options.bus.publishedEnd().catch(() => null);
+      this.after = published !== null && published <= this.confirmed ? published : this.confirmed;
     } else {
       gap ??= slot.temporary
         ? 'this instance decodes on a slot of its own, made at its connection: changes before it were not decoded'
@@ -135,7 +141,8 @@ export class DecodingSession {
       this.setPhase('making the slot');
       const made = await watch.whileWaiting(row.pid, slot.name, () => client.query<{ consistent_point: string }>(
         `CREATE_REPLICATION_SLOT "${slot.name}" ${slot.temporary ? 'TEMPORARY ' : ''}LOGICAL pgoutput`));
-      this.confirmed = made.rows[0].consistent_point;
+      this.confirmed = normalLsn(made.rows[0].consistent_point);
+      this.after = this.confirmed;
       if (!slot.temporary) log.info({ slot: slot.name }, 'change events: the replication slot was made');
       this.setPhase('connecting');
     }
@@ -146,7 +153,7 @@ export class DecodingSession {
     if (this.over) return;
     if (message.tag === 'begin') {
       this.idleAt = null;
-      this.open = { position: message.commitLsn ?? '', committedAt: Number(message.commitTime) / 1000, messages: [], parts: 0 };
+      this.open = { position: normalLsn(message.commitLsn ?? '0/0'), committedAt: Number(message.commitTime) / 1000, messages: [], parts: 0 };
       return;
     }
     if (message.tag === 'message') {
@@ -168,7 +175,9 @@ export class DecodingSession {
     const open = this.open!;
     if (open.messages.length === 0 && endLsn === null) return;
     const position = `${open.position}:${String(open.parts++).padStart(5, '0')}`;
-    this.queue.push({ chunk: { position, committedAt: open.committedAt, messages: open.messages }, endLsn: endLsn ?? '' });
+    const end = endLsn === null ? null : normalLsn(endLsn);
+    this.queue.push({ chunk: { position, after: this.after, end, committedAt: open.committedAt, messages: open.messages }, endLsn: end ?? '' });
+    this.after = end ?? position;
     open.messages = [];
     if (this.queue.length > MAX_QUEUED_CHUNKS) {
       this.finish(new Error(`the bus took none of the last ${MAX_QUEUED_CHUNKS} decoded chunks: giving the slot up (decoding resumes from its confirmed position)`));

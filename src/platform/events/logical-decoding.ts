@@ -31,6 +31,12 @@ export function lsnBefore(lsn: string): string {
   return `${(value >> 32n).toString(16).toUpperCase()}/${(value & 0xffffffffn).toString(16).toUpperCase()}`;
 }
 
+/** An LSN as `XXXXXXXX/XXXXXXXX` (both halves eight upper-case hex digits), whose text order is WAL order. */
+export function normalLsn(lsn: string): string {
+  const [high, low] = lsn.split('/');
+  return `${high.padStart(8, '0')}/${low.padStart(8, '0')}`.toUpperCase();
+}
+
 /** The publication the decoder names (Migration20270315000000_change_messages): no table, messages only. */
 export const CHANGE_PUBLICATION = 'tender_changes';
 

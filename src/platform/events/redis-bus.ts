@@ -6,36 +6,36 @@ import { describeError } from './logical-decoding';
 // The change bus on Redis Streams (CHANGE_BUS_URL; docs/subscriptions.md, "The bus"). One stream per database: the
 // elected decoder appends each committed transaction's messages, every instance reads them from its own position with
 // XREAD. Beside the stream, two keys: the decoder's lease (who decodes, renewed while alive) and its state (the epoch
-// that fences a decoder that lost the lease, and the last position appended, which makes a republication a no-op).
-// The three share a hash tag, so that the scripts below run on one node of a Redis Cluster too.
+// that fences a decoder that lost the lease, and the last position and commit end appended, which make a republication
+// a no-op and tell a new session where the stream stands). The three share a hash tag, so that the scripts below run
+// on one node of a Redis Cluster too. Whether a reader missed something is judged from the decoder's own positions
+// (src/platform/events/change-bus.ts, Continuity), not from the stream's ids: a Redis restarted without its data, or a
+// trimmed stream, is then told apart from a stream that merely goes on.
 
 /**
- * Appends a gap marker (ARGV[4] not empty: the slot was made anew, decoding starts over) and the chunks whose position
- * is past the last appended, each entry naming the entry before it (`prev`), so that a reader tells a continuation from
- * a jump. Refused (-1) unless ARGV[1] is the current epoch. ARGV[3] is the publisher's own last entry, the `prev` of an
- * entry appended to an empty stream (Redis restarted without its data): a reader that had read that far loses nothing.
+ * Appends a gap marker (ARGV[3] not empty: the slot was made anew, decoding starts over) and the chunks whose position
+ * is past the last appended. Refused (-1) unless ARGV[1] is the current epoch.
  */
 const APPEND = `
-if redis.call('HGET', KEYS[2], 'epoch') ~= ARGV[1] then return {-1, ''} end
-local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local prev = ARGV[3]
-if #top > 0 then prev = top[1][1] end
+if redis.call('HGET', KEYS[2], 'epoch') ~= ARGV[1] then return -1 end
 local position = redis.call('HGET', KEYS[2], 'position') or ''
 local added = 0
-if ARGV[4] ~= '' then
-  prev = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'prev', prev, 'gap', ARGV[4])
+if ARGV[3] ~= '' then
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'gap', ARGV[3])
+  redis.call('HDEL', KEYS[2], 'end')
   position = ''
   added = added + 1
 end
-for i = 5, #ARGV, 3 do
+for i = 4, #ARGV, 5 do
   if ARGV[i] > position then
-    prev = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'prev', prev, 'at', ARGV[i + 1], 'm', ARGV[i + 2])
+    redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'p', ARGV[i], 'a', ARGV[i + 1], 'e', ARGV[i + 2], 'at', ARGV[i + 3], 'm', ARGV[i + 4])
+    if ARGV[i + 2] ~= '' then redis.call('HSET', KEYS[2], 'end', ARGV[i + 2]) end
     position = ARGV[i]
     added = added + 1
   end
 end
 redis.call('HSET', KEYS[2], 'position', position)
-return {added, prev}`;
+return added`;
 
 /** Takes the lease when nobody holds it, and a new epoch with it (0: held by another). */
 const CLAIM = `
@@ -53,7 +53,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 
 return 0`;
 
 interface Scripts {
-  appendChanges(stream: string, state: string, ...args: Array<string | number>): Promise<[number, string]>;
+  appendChanges(stream: string, state: string, ...args: Array<string | number>): Promise<number>;
   claimDecoder(lease: string, state: string, holder: string, leaseMs: number): Promise<number>;
   renewDecoder(lease: string, holder: string, leaseMs: number): Promise<number>;
   releaseDecoder(lease: string, holder: string): Promise<number>;
@@ -66,6 +66,22 @@ const READ_COUNT = 1000;
 /** Waits between two failed reads, doubling. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2000;
+
+/** A stream entry as the decoder wrote it: a chunk, or a gap marker (`gap`). */
+type Entry = DecodedChunk | { gap: string };
+
+/** An entry's fields; null for an entry that is not the decoder's. */
+function entryOf(list: string[]): Entry | null {
+  const f: Record<string, string> = {};
+  for (let i = 0; i < list.length; i += 2) f[list[i]] = list[i + 1];
+  if (f.gap !== undefined) return { gap: f.gap };
+  if (!f.p || f.a === undefined) return null;
+  try {
+    return { position: f.p, after: f.a, end: f.e || null, committedAt: Number(f.at), messages: JSON.parse(f.m ?? '[]') as BusMessage[] };
+  } catch {
+    return null;
+  }
+}
 
 /** The entries of an XREAD's reply on one stream: RESP3 (ioredis 6's default) answers a map, flattened to [key, entries]; RESP2 [[key, entries]]. */
 function entriesOf(reply: unknown): Array<[string, string[]]> {
@@ -118,10 +134,8 @@ export class RedisChangeBus implements ChangeBus, DecoderLease {
   /** XREAD BLOCK, alone on its connection. */
   private reader: Redis;
   private handlers: BusHandlers | null = null;
-  /** The id of the last entry read; '' before the first of an empty stream; null until a position is known. */
+  /** The stream id of the last entry read; '' before the first of an empty stream; null until a position is known. */
   private last: string | null = null;
-  /** The publisher's last entry, for an append to an emptied stream. */
-  private lastPublished = '';
   private connected: boolean | null = null;
   private stopped = false;
   private reading: Promise<void> | null = null;
@@ -166,7 +180,7 @@ export class RedisChangeBus implements ChangeBus, DecoderLease {
 
   async read(handlers: BusHandlers): Promise<void> {
     this.handlers = handlers;
-    this.last = await this.tail().catch(() => null);
+    await this.position().catch(() => undefined);
     this.reading = this.readLoop();
   }
 
@@ -174,18 +188,20 @@ export class RedisChangeBus implements ChangeBus, DecoderLease {
     if (this.last === null || !this.handlers) return;
     const from = this.last;
     const top = await this.tail().catch(() => null);
-    // Ids smaller than this reader's position: the stream was made anew (Redis lost it, its clock went back).
-    if (top !== null && from !== '' && top !== '' && isAfter(from, top)) {
-      this.last = '';
-      this.handlers.onGap('the change stream was made anew under this instance\'s position');
-    }
+    // Ids smaller than this reader's position: the stream was made anew (Redis lost it, its clock went back). Read it from
+    // its start: what this reader read already is skipped by its position.
+    if (top && from !== '' && isAfter(from, top.id)) this.last = '';
     const reply = await this.writer.call('XREAD', 'COUNT', READ_COUNT, 'STREAMS', this.stream, this.last || '0-0').catch(() => null);
     this.deliver(reply);
   }
 
   async publish(epoch: number, chunks: readonly DecodedChunk[]): Promise<boolean> {
-    const args = chunks.flatMap((c) => [c.position, c.committedAt, JSON.stringify(c.messages)]);
+    const args = chunks.flatMap((c) => [c.position, c.after, c.end ?? '', c.committedAt, JSON.stringify(c.messages)]);
     return this.append(epoch, '', args);
+  }
+
+  async publishedEnd(): Promise<string | null> {
+    return this.writer.hget(this.state, 'end');
   }
 
   async markGap(epoch: number, reason: string): Promise<boolean> {
@@ -214,16 +230,20 @@ export class RedisChangeBus implements ChangeBus, DecoderLease {
   }
 
   private async append(epoch: number, gap: string, args: Array<string | number>): Promise<boolean> {
-    const [added, last] = await this.writer.appendChanges(this.stream, this.state, epoch, this.options.maxLength, this.lastPublished, gap, ...args);
-    if (Number(added) < 0) return false;
-    if (last) this.lastPublished = last;
-    return true;
+    return Number(await this.writer.appendChanges(this.stream, this.state, epoch, this.options.maxLength, gap, ...args)) >= 0;
   }
 
-  /** The id of the stream's last entry, '' when it has none. */
-  private async tail(): Promise<string> {
+  /** The stream's last entry, null when it has none. */
+  private async tail(): Promise<{ id: string; entry: Entry | null } | null> {
     const top = await this.writer.call('XREVRANGE', this.stream, '+', '-', 'COUNT', 1) as Array<[string, string[]]>;
-    return top.length ? top[0][0] : '';
+    return top.length ? { id: top[0][0], entry: entryOf(top[0][1]) } : null;
+  }
+
+  /** Stands this reader at the stream's end: what was appended before is not for it. */
+  private async position(): Promise<void> {
+    const top = await this.tail();
+    this.last = top?.id ?? '';
+    this.handlers?.onPositioned(top?.entry && !('gap' in top.entry) ? top.entry : null);
   }
 
   private async readLoop(): Promise<void> {
@@ -232,7 +252,7 @@ export class RedisChangeBus implements ChangeBus, DecoderLease {
       try {
         if (this.last === null) {
           // Redis could not be reached when reading began: whatever was appended meanwhile is behind the tail.
-          this.last = await this.tail();
+          await this.position();
           this.handlers?.onGap('the change bus could not be reached when this instance began reading');
         }
         const reply = await this.reader.call('XREAD', 'COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, this.last || '0-0');
@@ -255,24 +275,11 @@ export class RedisChangeBus implements ChangeBus, DecoderLease {
     if (!handlers || this.last === null) return;
     for (const [id, list] of entriesOf(reply)) {
       if (!isAfter(id, this.last)) continue;
-      const fields: Record<string, string> = {};
-      for (let i = 0; i < list.length; i += 2) fields[list[i]] = list[i + 1];
-      if ((fields.prev ?? '') !== this.last) {
-        handlers.onGap('the change stream does not continue from this instance\'s position: entries were trimmed (CHANGE_BUS_MAX_LENGTH) or lost by the bus');
-      }
       this.last = id;
-      if (fields.gap !== undefined) {
-        handlers.onGap(fields.gap);
-        continue;
-      }
-      let messages: BusMessage[];
-      try {
-        messages = JSON.parse(fields.m ?? '[]') as BusMessage[];
-      } catch {
-        this.options.log.warn({ id }, 'change bus: an entry that is not the decoder\'s was ignored');
-        continue;
-      }
-      handlers.onMessages(messages, Number(fields.at));
+      const entry = entryOf(list);
+      if (!entry) this.options.log.warn({ id }, 'change bus: an entry that is not the decoder\'s was ignored');
+      else if ('gap' in entry) handlers.onGap(entry.gap);
+      else handlers.onChunk(entry);
     }
   }
 
