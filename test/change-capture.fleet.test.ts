@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { tokenFor } from './support/auth';
@@ -7,7 +6,8 @@ import { queryRows } from './support/databases';
 import { request } from './support/http';
 import { startInstanceProcess, type InstanceProcess } from './support/instance-process';
 import { replicaMissing, startReplicatedCluster, type ReplicatedCluster } from './support/replica-cluster';
-import { eventually, subscribe, wsClient, type TestSubscription, type TestWsClient } from './support/subscriptions';
+import { allNamed, commitChanges, inviteByPlainSql, kindsIn, subscribeToProject, untilSubscribed, type Changes } from './support/document-changes';
+import { eventually, type TestSubscription, type TestWsClient } from './support/subscriptions';
 
 /**
  * One decoder for a fleet (issue 39, docs/subscriptions.md "Change capture"): six instances of the service, each a
@@ -20,7 +20,6 @@ import { eventually, subscribe, wsClient, type TestSubscription, type TestWsClie
 const FLEET = 6;
 const P = '/api/svc/v1';
 const PRJ = DEMO_IDS.projects.residence;
-const TPL = DEMO_IDS.templates.residenceGrosOeuvre;
 const PUBLIC_URL = 'http://tender.fleet.test';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DOCUMENTS = 200;
@@ -38,8 +37,6 @@ let fleet: InstanceProcess[] = [];
 let token: string;
 const clients: TestWsClient[] = [];
 const keyPrefix = `test-fleet-${randomBytes(4).toString('hex')}`;
-
-type Changes = { projectChanged: { changes: string[]; documentIds: string[] } };
 
 interface Health { changes: { mode: string; hearing: boolean; decoder: string } }
 const health = async (i: InstanceProcess) => (await request(i.url, 'GET', '/healthz', { timeoutMs: 2000 })).body as Health;
@@ -61,57 +58,11 @@ async function held(): Promise<{ slots: Array<{ slot_name: string; temporary: bo
   return { slots, senders: n };
 }
 
-/** `n` contractors of Atelier Demo invited to the project's main template by SQL: documents whose changes a subscriber names. */
-async function inviteByPlainSql(n: number): Promise<string[]> {
-  const rows = await queryRows<{ id: string }>(db, `with c as (
-      insert into contractor (id, created_at, updated_at, legacy_id, organization_id, name, email)
-      select gen_random_uuid(), now(), now(), substr(md5(random()::text), 1, 17), $1, 'Fleet ' || g, 'fleet-' || g || '-' || md5(random()::text) || '@fleet.test'
-      from generate_series(1, $2::int) g returning id)
-    insert into document (id, created_at, updated_at, legacy_id, template_id, contractor_id)
-    select gen_random_uuid(), now(), now(), substr(md5(random()::text), 1, 17), $3, c.id from c returning id`, [DEMO_IDS.organizations.atelierDemo, n, TPL]);
-  return rows.map((r) => r.id);
-}
-
-/** Commits a change of each document (its own transaction) at `perSecond`; `after(k)` runs once k are committed. */
-async function commitChanges(documents: string[], perSecond: number, after?: { at: number; run(): void }): Promise<void> {
-  const client = new Client({ connectionString: db });
-  await client.connect();
-  try {
-    for (const [k, id] of documents.entries()) {
-      await client.query(`update document set intention = case when intention = 'YES' then 'NO' else 'YES' end where id = $1`, [id]);
-      if (after && k + 1 === after.at) after.run();
-      await new Promise((r) => setTimeout(r, 1000 / perSecond));
-    }
-  } finally {
-    await client.end();
-  }
-}
-
-function subscribeOn(instance: InstanceProcess): TestSubscription<Changes> {
-  const c = wsClient(instance.url, token);
-  clients.push(c);
-  return subscribe<Changes>(c.client, 'subscription($ids: [ID!]) { projectChanged(projectIds: $ids) { changes documentIds } }', { ids: [PRJ] });
-}
-
-const namedIn = (sub: TestSubscription<Changes>) => new Set(sub.results.flatMap((r) => r.data?.projectChanged.documentIds ?? []));
-const kindsIn = (sub: TestSubscription<Changes>) => new Set(sub.results.flatMap((r) => r.data?.projectChanged.changes ?? []));
-
-/** Until every subscription named every document (within `ms`). */
-async function allNamed(subs: Array<TestSubscription<Changes>>, documents: string[], ms: number): Promise<void> {
-  for (const until = Date.now() + ms; ;) {
-    const missed = subs.map((s) => documents.filter((d) => !namedIn(s).has(d)).length);
-    if (missed.every((m) => m === 0)) return;
-    if (Date.now() > until) throw new Error(`documents not named within ${ms} ms, per subscriber: ${missed.join(', ')} of ${documents.length}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const subscribeOn = (instance: InstanceProcess) => subscribeToProject(instance.url, token, clients);
 
 async function subscribedOnEach(instances: InstanceProcess[]): Promise<Array<TestSubscription<Changes>>> {
   const subs = instances.map(subscribeOn);
-  await eventually(async () => {
-    const active = await Promise.all(instances.map(async (i) => /^graphql_subscriptions_active\{subscription="projectChanged"\} [1-9]/m.test((await request(i.url, 'GET', '/metrics')).text)));
-    return active.every(Boolean);
-  }, 'subscribed on each');
+  for (const i of instances) await untilSubscribed(i.url);
   return subs;
 }
 
@@ -154,9 +105,9 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
 
   it('bring each change to every subscriber on every instance', async () => {
     const subs = await subscribedOnEach(fleet);
-    const [document] = await inviteByPlainSql(1);
+    const [document] = await inviteByPlainSql(db, 1);
     await allNamed(subs, [document], 10_000);
-    for (const s of subs) expect(kindsIn(s).has('DOCUMENT')).toBe(true);
+    for (const s of subs) expect(kindsIn(s)).toContain('DOCUMENT');
     for (const s of subs) s.stop();
   });
 
@@ -173,14 +124,14 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
   }, 60_000);
 
   it('decoder killed (SIGKILL) while 200 changes are committed: another instance takes over, and every other instance\'s subscriber gets all 200, no RESYNC', async () => {
-    const documents = await inviteByPlainSql(DOCUMENTS);
+    const documents = await inviteByPlainSql(db, DOCUMENTS);
     const victim = await decoderAmong(fleet);
     const others = fleet.filter((i) => i !== victim);
     const subs = await subscribedOnEach(others);
     const killedAt = { ms: 0 };
-    await commitChanges(documents, 50, { at: 40, run: () => { killedAt.ms = Date.now(); victim.proc.kill('SIGKILL'); } });
+    await commitChanges(db, documents, 50, { at: 40, run: () => { killedAt.ms = Date.now(); victim.proc.kill('SIGKILL'); } });
     await allNamed(subs, documents, 30_000);
-    for (const s of subs) expect(kindsIn(s).has('RESYNC')).toBe(false);
+    for (const s of subs) expect(kindsIn(s)).not.toContain('RESYNC');
     const successor = await decoderAmong(alive());
     expect(others).toContain(successor);
     const { slots, senders } = await held();
@@ -189,12 +140,12 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
   }, 90_000);
 
   it(`decoder frozen (SIGSTOP) while 200 changes are committed: another instance takes over within ${FROZEN_TAKEOVER_MS / 1000} s (its WAL sender ended), no change missed`, async () => {
-    const documents = await inviteByPlainSql(DOCUMENTS);
+    const documents = await inviteByPlainSql(db, DOCUMENTS);
     const frozen = await decoderAmong(alive());
     const others = alive().filter((i) => i !== frozen);
     const subs = await subscribedOnEach(others);
     let frozenAt = 0;
-    const writing = commitChanges(documents, 40, { at: 20, run: () => { frozenAt = Date.now(); frozen.proc.kill('SIGSTOP'); } });
+    const writing = commitChanges(db, documents, 40, { at: 20, run: () => { frozenAt = Date.now(); frozen.proc.kill('SIGSTOP'); } });
     await eventually(async () => frozenAt > 0, 'frozen');
     const successor = await (async () => {
       for (;;) {
@@ -211,7 +162,7 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
     expect(others).toContain(successor);
     await writing;
     await allNamed(subs, documents, 30_000);
-    for (const s of subs) expect(kindsIn(s).has('RESYNC')).toBe(false);
+    for (const s of subs) expect(kindsIn(s)).not.toContain('RESYNC');
     // Thawed, the old holder finds its session ended and stands by: still one slot, one sender, one decoder.
     frozen.proc.kill('SIGCONT');
     await eventually(async () => (await health(frozen).catch(() => null))?.changes.decoder === 'standby', 'the thawed holder stands by');

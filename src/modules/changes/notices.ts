@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ChangeKind } from '../../platform/events/change-event';
 
 /** What a subscriber was told of the instance's hearing. */
-export type Interruption = 'owed' | 'told' | null;
+type Interruption = 'owed' | 'told' | null;
 
 /** A subscriber as the notices see it. */
 export interface NoticeTarget {

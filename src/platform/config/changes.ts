@@ -17,8 +17,11 @@ export function changes() {
     busUrl: urlVar('CHANGE_BUS_URL', null, ['redis:', 'rediss:']),
     /** Prefix of the bus's keys, so that deployments (or test runs) can share one Redis. */
     busKeyPrefix: strVar('CHANGE_BUS_KEY_PREFIX', 'tender'),
-    /** Entries the stream keeps (about: trimmed in whole nodes); a reader further behind than that gets RESYNC. */
-    busMaxLength: intVar('CHANGE_BUS_MAX_LENGTH', 100000, 100, 100000000),
+    /**
+     * Entries the stream keeps (about: trimmed in whole nodes); a reader further behind than that gets RESYNC. At least
+     * twice what the decoder appends at once (500 transactions), or a reader that keeps up could be trimmed under.
+     */
+    busMaxLength: intVar('CHANGE_BUS_MAX_LENGTH', 100000, 1000, 100000000),
     /**
      * The permanent logical slot the elected decoder streams from (bus only); null: `tender_` and the database's name,
      * made unique by a hash of it (slot names are the server's, not the database's).

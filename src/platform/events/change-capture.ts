@@ -8,7 +8,7 @@ import { defaultSlotName, type DecodedDatabase } from './logical-decoding';
 import { RedisChangeBus } from './redis-bus';
 
 /** Who hears the changes: the listener's consumers (src/app.ts wires them). */
-export type ChangeConsumers = Pick<ChangeListenerOptions, 'onEvent' | 'onCallerChange' | 'onWrite' | 'onWebhooksQueued' | 'onGap' | 'onHearing'>;
+type ChangeConsumers = Pick<ChangeListenerOptions, 'onEvent' | 'onCallerChange' | 'onWrite' | 'onWebhooksQueued' | 'onGap' | 'onHearing'>;
 
 export interface ChangeCaptureOptions {
   config: ChangesConfig;
@@ -47,6 +47,8 @@ export class ChangeCapture {
   readonly mode: ChangeCaptureStatus['mode'];
   private readonly decoder: Decoder;
   private readonly listener: ChangeListener;
+  /** The decoder was reconnected for a missed heartbeat, and nothing was heard since. */
+  private reconnectedDeaf = false;
 
   private constructor(private readonly options: ChangeCaptureOptions, private readonly bus: ChangeBus, redis: RedisChangeBus | null) {
     const { config, log, metrics, consumers } = options;
@@ -62,8 +64,10 @@ export class ChangeCapture {
       onStatus: (status) => {
         for (const s of DECODER_STATUSES) metrics.changeDecoderStatus.set({ status: s }, s === status ? 1 : 0);
         if (!redis) metrics.changeListenerListening.set(status === 'streaming' ? 1 : 0);
-        // Streaming now: a heartbeat proves it at once rather than at the next beat.
+        // Streaming now: a heartbeat proves it at once rather than at the next beat. Decoding for itself, an instance
+        // whose decoder stops streaming hears nothing from then on.
         if (status === 'streaming') this.listener?.beatNow();
+        else if (!redis) this.listener?.lost('its decoder does not stream');
       },
       onMeasure: (measure) => {
         if (!measure) {
@@ -88,6 +92,7 @@ export class ChangeCapture {
         consumers.onGap(reason);
       },
       onHearing: (hearing) => {
+        if (hearing) this.reconnectedDeaf = false;
         metrics.changeListenerHearing.set(hearing ? 1 : 0);
         consumers.onHearing?.(hearing);
       },
@@ -95,8 +100,12 @@ export class ChangeCapture {
       onHeartbeatMissed: () => {
         metrics.changeListenerHeartbeatsMissed.inc();
         // A session that streams yet brings no heartbeat back may be stuck: a new one costs little (a permanent slot
-        // resumes where it was confirmed; a temporary one is made anew, and its subscribers get RESYNC).
-        if (this.decoder.status === 'streaming') this.decoder.reconnect('a heartbeat did not come back');
+        // resumes where it was confirmed; a temporary one is made anew, and its subscribers get RESYNC). Once: a new
+        // session that does not bring them back either is not the cause (the requests write to another database).
+        if (this.decoder.status === 'streaming' && !this.reconnectedDeaf) {
+          this.reconnectedDeaf = true;
+          this.decoder.reconnect('a heartbeat did not come back');
+        }
       },
       onDelay: (seconds) => metrics.changeDelay.observe(seconds),
     });

@@ -113,6 +113,7 @@ export class ChangeListener {
       onConnected: (connected) => {
         this.options.onConnected?.(connected);
         if (connected) void this.beat();
+        else this.lost('the bus cannot be read');
       },
     });
     this.schedule();
@@ -126,6 +127,17 @@ export class ChangeListener {
     if (!this.hearingNow) {
       this.options.log.warn({ waited_ms: boundMs }, 'change events: not heard yet; serving meanwhile (subscribers are told updates may be missing until it hears)');
     }
+  }
+
+  /**
+   * What it reads from is gone (its own decoder's connection, or the bus): it does not hear from now on, without waiting
+   * for a heartbeat to miss. It hears again once one comes back.
+   */
+  lost(reason: string): void {
+    if (this.stopped || !this.hearingNow) return;
+    this.options.log.warn({ reason }, 'change events: not hearing: what this instance reads the changes from is gone; it hears again once a heartbeat comes back');
+    this.endBeat();
+    this.setHearing(false);
   }
 
   /** A heartbeat now, unless one is in flight: the decoder began streaming, the bus came back. */

@@ -80,7 +80,7 @@ export class DecodingSession {
     service.on('data', (_lsn: string, message: Pgoutput.Message) => this.received(message));
     service.on('heartbeat', (lsn: string, _ts: number, shouldRespond: boolean) => {
       if (!this.open && this.queue.length === 0 && !this.flushing) this.idleAt = normalLsn(lsn);
-      if (shouldRespond) this.status();
+      if (shouldRespond) this.status(true);
     });
     service.on('error', (err: Error) => this.finish(err));
     const plugin = new SlotPlugin(this);
@@ -228,13 +228,15 @@ export class DecodingSession {
 
   /**
    * Tells the server how far the bus has taken (the slot's confirmed position, which the WAL behind it is recycled
-   * from), and that this session is alive. With nothing pending, the server's own last position: a server that shuts
-   * down waits for exactly that (WalSndDone), and the WAL other databases write is released.
+   * from), and that this session is alive: the end of the last commit published. Asked for a reply with nothing
+   * pending, the server's own position: a server that shuts down waits for exactly that (WalSndDone). Only then: the
+   * bus's readers judge continuity by commit ends (src/platform/events/change-bus.ts), and a slot confirmed past the
+   * last one published would look, to a decoder that cannot ask the bus, like a gap.
    */
-  private status(): void {
+  private status(asked = false): void {
     if (this.over || this.phase !== 'streaming') return;
     const idle = !this.open && this.queue.length === 0 && !this.flushing;
-    const position = idle && this.idleAt ? this.idleAt : this.confirmed;
+    const position = asked && idle && this.idleAt ? this.idleAt : this.confirmed;
     if (!position) return;
     // The library reports one past the position it is given.
     void this.service.acknowledge(lsnBefore(position)).catch(() => undefined);

@@ -97,7 +97,7 @@ function idOrder(id: string): [bigint, bigint] {
 }
 
 /** Whether stream id `a` comes after `b` (`''`, before any entry, comes before every id). */
-export function isAfter(a: string, b: string): boolean {
+function isAfter(a: string, b: string): boolean {
   if (b === '') return a !== '';
   if (a === '') return false;
   const [x, y] = [idOrder(a), idOrder(b)];
