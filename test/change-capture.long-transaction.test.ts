@@ -119,6 +119,7 @@ describe(`a transaction holding a transaction id open for ${OPEN_MS / 1000} s in
   const during: Record<string, { readyz: number[]; reads: number[] }> = {};
   let most: Record<string, number> = {};
   let earlyGotItMs = -1;
+  const stoppedHolder = { gone: false, takenOver: false };
 
   beforeAll(async () => {
     seen.early = await subscribeTo(apps.early);
@@ -131,11 +132,19 @@ describe(`a transaction holding a transaction id open for ${OPEN_MS / 1000} s in
     await holder.query('insert into batch values (1)');
     const openedAt = Date.now();
     ({ most } = await sendersWhile(async () => {
-      // The `late` fleet starts now: two instances, its slot to be made.
+      // The `late` fleet starts now: two instances, its slot to be made. The first holds the lease and waits.
       await start('late-a', 'late', BUS);
+      await eventually(async () => apps['late-a'].app && (await request(apps['late-a'].url, 'GET', '/healthz')).body.changes.decoder === 'making the slot', 'late-a makes the slot');
+      const [waiting] = await queryRows<{ pid: number }>(urls.late, `select pid from pg_stat_activity where backend_type = 'walsender' and datname = 'late'`);
       await start('late-b', 'late', BUS);
       seen.late = await subscribeTo(apps['late-b']);
       written.late = await changeADocument('late');
+      // The holder stops while its slot waits: its WAL sender is ended on the server, and the other instance waits instead.
+      await apps['late-a'].close();
+      delete apps['late-a'];
+      stoppedHolder.gone = await eventually(async () => (await queryRows(urls.late, 'select 1 from pg_stat_activity where pid = $1', [waiting.pid])).length === 0, 'its WAL sender ended');
+      await eventually(async () => (await request(apps['late-b'].url, 'GET', '/healthz')).body.changes.decoder === 'making the slot', 'late-b makes the slot');
+      stoppedHolder.takenOver = true;
       // `early`'s decoder loses its connection; its slot exists: it streams again at once.
       await endDecoder('early');
       const cut = Date.now();
@@ -166,6 +175,10 @@ describe(`a transaction holding a transaction id open for ${OPEN_MS / 1000} s in
 
   it('never has more than one WAL sender of the service per database: a wait given up is not left to stack up', () => {
     expect(most).toMatchObject({ early: 1, late: 1, own: 1 });
+  });
+
+  it('ends on the server the wait of an instance that stops while its slot is being made, and another instance waits instead', () => {
+    expect(stoppedHolder).toEqual({ gone: true, takenOver: true });
   });
 
   it('keeps every instance ready (/readyz 200) and serving reads all along', () => {
