@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { tokenFor } from './support/auth';
+import { MACHINE_REDIS_URL, busKeys } from './support/bus';
 import { queryRows } from './support/databases';
 import { request } from './support/http';
 import { startInstanceProcess, type InstanceProcess } from './support/instance-process';
@@ -21,7 +21,6 @@ const FLEET = 6;
 const P = '/api/svc/v1';
 const PRJ = DEMO_IDS.projects.residence;
 const PUBLIC_URL = 'http://tender.fleet.test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DOCUMENTS = 200;
 /** How long a takeover may take when its holder froze (the issue's bound). */
 const FROZEN_TAKEOVER_MS = 10_000;
@@ -35,8 +34,9 @@ let cluster: ReplicatedCluster;
 let db: string;
 let fleet: InstanceProcess[] = [];
 let token: string;
+let env: Record<string, string>;
 const clients: TestWsClient[] = [];
-const keyPrefix = `test-fleet-${randomBytes(4).toString('hex')}`;
+const bus = busKeys('fleet');
 
 interface Health { changes: { mode: string; hearing: boolean; decoder: string } }
 const health = async (i: InstanceProcess) => (await request(i.url, 'GET', '/healthz', { timeoutMs: 2000 })).body as Health;
@@ -72,8 +72,8 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
     db = await cluster.createDatabase('tender');
     const replicaDb = withDatabase(cluster.replicaUrl, 'tender');
     await eventually(async () => (await queryRows<{ n: number }>(replicaDb, 'select count(*)::int as n from project').catch(() => [{ n: 0 }]))[0].n > 0, 'replica caught up');
-    const env = {
-      CHANGE_BUS_URL: REDIS_URL, CHANGE_BUS_KEY_PREFIX: keyPrefix, DATABASE_POOL_SIZE: '3',
+    env = {
+      CHANGE_BUS_URL: MACHINE_REDIS_URL, CHANGE_BUS_KEY_PREFIX: bus.prefix, DATABASE_POOL_SIZE: '3',
       DATABASE_REPLICA_URLS: replicaDb, DATABASE_REPLICA_POLL_MS: '100', DATABASE_REPLICA_MAX_LAG_MS: '5000',
     };
     fleet = await Promise.all(Array.from({ length: FLEET }, () => startInstanceProcess(db, PUBLIC_URL, env)));
@@ -85,11 +85,7 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
     for (const i of fleet) i.proc.kill('SIGCONT');
     await Promise.all(fleet.map((i) => i.stop()));
     await cluster?.stop();
-    const { Redis } = await import('ioredis');
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${keyPrefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await bus.drop();
   }, 60_000);
 
   it('are all ready and hear, one of them decodes, and the service holds one slot and one WAL sender', async () => {
@@ -170,4 +166,33 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
     const { slots, senders } = await held();
     expect([slots.length, senders]).toEqual([1, 1]);
   }, 120_000);
+
+  it('a rolling deploy (every instance but one stopped with SIGTERM and replaced in turn, the decoder first) while changes are committed: the remaining subscriber gets every change, no RESYNC', async () => {
+    const documents = await inviteByPlainSql(db, DOCUMENTS);
+    const decoder = await decoderAmong(alive());
+    const running = alive();
+    // Replaced in turn: the decoder first (each stop hands the slot over at once), the subscriber's instance last.
+    const staying = running.find((i) => i !== decoder)!;
+    const [sub] = await subscribedOnEach([staying]);
+    const order = [decoder, ...running.filter((i) => i !== decoder && i !== staying)];
+    let replacing = Promise.resolve();
+    const writing = commitChanges(db, documents, 20, {
+      at: 20,
+      run: () => {
+        replacing = (async () => {
+          for (const old of order) {
+            await old.stop();
+            fleet.push(await startInstanceProcess(db, PUBLIC_URL, env));
+          }
+        })();
+      },
+    });
+    await writing;
+    await replacing;
+    await allNamed([sub], documents, 30_000);
+    expect(kindsIn(sub)).not.toContain('RESYNC');
+    const { slots, senders } = await held();
+    expect([slots.length, senders]).toEqual([1, 1]);
+    expect(order.every((i) => i.proc.exitCode === 0)).toBe(true);
+  }, 180_000);
 });

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { adminQuery, withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { startAppOn, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
+import { MACHINE_REDIS_URL, busKeys } from './support/bus';
 import { queryRows } from './support/databases';
 import { request } from './support/http';
 import { startOwnCluster, type OwnCluster } from './support/own-cluster';
@@ -24,9 +24,8 @@ import { eventually, subscribe, wsClient, type TestSubscription, type TestWsClie
 
 const OPEN_MS = 60_000;
 const PRJ = DEMO_IDS.projects.residence;
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const keyPrefix = `test-long-${randomBytes(4).toString('hex')}`;
-const BUS = { CHANGE_BUS_URL: REDIS_URL, CHANGE_BUS_KEY_PREFIX: keyPrefix };
+const bus = busKeys('long');
+const BUS = { CHANGE_BUS_URL: MACHINE_REDIS_URL, CHANGE_BUS_KEY_PREFIX: bus.prefix };
 const FAST = { LOG_LEVEL: 'info', DATABASE_CONNECT_TIMEOUT_MS: '1000', LISTENER_HEARTBEAT_INTERVAL_MS: '1000', LISTENER_HEARTBEAT_TIMEOUT_MS: '1000' };
 
 type Changes = { projectChanged: { changes: string[]; documentIds: string[] } };
@@ -106,11 +105,7 @@ afterAll(async () => {
   await holder?.end().catch(() => undefined);
   for (const app of Object.values(apps)) await app.close();
   await cluster?.stop();
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${keyPrefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
+  await bus.drop();
 }, 60_000);
 
 describe(`a transaction holding a transaction id open for ${OPEN_MS / 1000} s in another database`, () => {
