@@ -1,6 +1,8 @@
 import { withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { tokenFor } from './support/auth';
+import { answerFirstDocumentWithSql } from './support/tender-builder';
+import { WebhookReceiver, registerWebhook } from './support/webhook-receiver';
 import { MACHINE_REDIS_URL, busKeys } from './support/bus';
 import { queryRows } from './support/databases';
 import { request } from './support/http';
@@ -75,6 +77,8 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
     env = {
       CHANGE_BUS_URL: MACHINE_REDIS_URL, CHANGE_BUS_KEY_PREFIX: bus.prefix, DATABASE_POOL_SIZE: '3',
       DATABASE_REPLICA_URLS: replicaDb, DATABASE_REPLICA_POLL_MS: '100', DATABASE_REPLICA_MAX_LAG_MS: '5000',
+      // Webhook deliveries found only by the wake-up the bus brings, not by a poll, within a test.
+      WEBHOOK_POLL_INTERVAL: '60s',
     };
     fleet = await Promise.all(Array.from({ length: FLEET }, () => startInstanceProcess(db, PUBLIC_URL, env)));
     token = await tokenFor(fleet[0].url, DEMO_USERS.architect);
@@ -118,6 +122,42 @@ describeWithReplica('a fleet of six instances on one database, with the bus', ()
     }
     expect(stale).toBe(0);
   }, 60_000);
+
+  it('forget a caller whose Administrator role is removed by SQL, on every instance at once (caller invalidation through the bus)', async () => {
+    const project = `${P}/projects/${PRJ}`;
+    // Kept on every instance: each answered this caller a moment ago.
+    for (const i of fleet) expect((await request(i.url, 'GET', project, { token })).status).toBe(200);
+    const revoke = (role: string) => queryRows(db, `update membership set role = $1 where organization_id = (select organization_id from project where id = $2)
+      and user_id = (select id from app_user where email = $3)`, [role, PRJ, DEMO_USERS.architect]);
+    await revoke('MEMBER');
+    try {
+      // A kept caller would be answered 200 for a minute (AUTH_CALLER_CACHE_TTL_MS).
+      const refusedWithin = await Promise.all(fleet.map(async (i) => {
+        const since = Date.now();
+        while ((await request(i.url, 'GET', project, { token })).status === 200) {
+          if (Date.now() - since > 5000) return null;
+        }
+        return Date.now() - since;
+      }));
+      expect(refusedWithin.every((ms) => ms !== null && ms < 2000)).toBe(true);
+    } finally {
+      await revoke('ADMINISTRATOR');
+    }
+    for (const i of fleet) await eventually(async () => (await request(i.url, 'GET', project, { token })).status === 200, 'restored');
+  });
+
+  it('wake the webhook delivery through the bus: an answer committed by SQL is delivered within 2 s, though the outbox is polled every 60 s', async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      await registerWebhook(fleet[0].url, token, { organizationId: DEMO_IDS.organizations.atelierDemo, url: `${receiver.url}/hook`, eventTypes: ['contractor.answered'] });
+      const committed = Date.now();
+      await answerFirstDocumentWithSql(db, PRJ, 123);
+      await receiver.until(() => receiver.at('/hook').length >= 1, 10_000, 'the delivery');
+      expect(receiver.at('/hook')[0].at - committed).toBeLessThan(2000);
+    } finally {
+      await receiver.close();
+    }
+  });
 
   it('decoder killed (SIGKILL) while 200 changes are committed: another instance takes over, and every other instance\'s subscriber gets all 200, no RESYNC', async () => {
     const documents = await inviteByPlainSql(db, DOCUMENTS);
