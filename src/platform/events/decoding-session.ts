@@ -164,6 +164,15 @@ export class DecodingSession {
       return;
     }
     if (message.tag === 'commit' && this.open) {
+      const { open } = this;
+      this.open = null;
+      // A transaction with nothing of ours (PostgreSQL before 15 sends every one): nothing to publish; confirmed as is
+      // once what came before it is published.
+      if (open.parts === 0 && open.messages.length === 0) {
+        if (this.queue.length === 0 && !this.flushing && message.commitEndLsn) this.confirmed = normalLsn(message.commitEndLsn);
+        return;
+      }
+      this.open = open;
       this.cut(message.commitEndLsn ?? null);
       this.open = null;
       this.flush();
