@@ -107,3 +107,25 @@ export function match(commits: Array<[string, number]>, updates: Update[]): { la
   for (const [document, times] of byDocument) unmatched += times.length - (matched.get(document) ?? 0);
   return { latencies, unmatched };
 }
+
+/**
+ * Of the commits `match` leaves unmatched, those an update named within `windowMs` before the COMMIT returned to the
+ * writer (its round trip at most): the delivery beat the COMMIT's return to a client held back (a busy machine), which
+ * `match` cannot tell from a commit never delivered. Unambiguous while a document is written at most once per window.
+ */
+export function namedBeforeReturn(commits: Array<[string, number]>, updates: Update[], windowMs: number): number {
+  const arrivals = new Map<string, number[]>();
+  for (const update of updates) {
+    for (const document of update.documentIds) {
+      const times = arrivals.get(document);
+      if (times) times.push(update.at);
+      else arrivals.set(document, [update.at]);
+    }
+  }
+  let early = 0;
+  for (const [document, at] of commits) {
+    const times = arrivals.get(document) ?? [];
+    if (!times.some((t) => t >= at) && times.some((t) => t >= at - windowMs)) early++;
+  }
+  return early;
+}
