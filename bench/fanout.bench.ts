@@ -72,7 +72,9 @@ import { Writers } from './writers-process';
  *   - the whole cluster: the postmaster and its children from /proc, plus the postmaster's cutime + cstime for the
  *     backends that ended (as write-ceiling);
  *   - the instances, the writers' process, this process, and the machine's idle and iowait (/proc/stat); the rest of
- *     the busy time is other processes of the machine.
+ *     the busy time is other processes of the machine (the bus's Redis among them);
+ *   - the bus's Redis, as its INFO counts (the whole server, whose other users count too): its CPU, and its XREADs and
+ *     scripts (the decoder's appends, the lease) per second.
  *
  * Targets (issue 39): commit to subscriber p99 ≤ 1 s at 16 instances; WAL senders with the bus at 16 instances within
  * 20 % of 2. Other settings: BENCH_WRITERS, BENCH_PROJECTS.
@@ -147,6 +149,18 @@ function heard(before: string[], after: string[]): RunFigures['heard'] {
   return { count, meanMs: count ? (delta('change_delay_seconds_sum') / count) * 1000 : NaN, p99AtMostMs: p99 === undefined ? null : p99 * 1000 };
 }
 
+/** The bus's Redis as INFO counts it so far (the whole server: its other users count too): XREADs, scripts, all commands, CPU ms. */
+async function redisCounters(redis: Redis): Promise<{ xread: number; scripts: number; calls: number; cpuMs: number }> {
+  const text = `${await redis.info('commandstats')}\n${await redis.info('cpu')}`;
+  const calls = (name: string) => Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  const cpu = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    xread: calls('xread'), scripts: calls('evalsha') + calls('eval'),
+    calls: [...text.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0),
+    cpuMs: (cpu('used_cpu_user') + cpu('used_cpu_sys')) * 1000,
+  };
+}
+
 /** Until the server has no WAL sender left (the instances stopped), then drops the slots and the bus's keys left behind. */
 async function clearUp(ctx: Context): Promise<void> {
   for (const until = Date.now() + 15_000; Date.now() < until;) {
@@ -194,11 +208,13 @@ async function runConfiguration(ctx: Context, config: Configuration, round: numb
     const senders = new SenderSampler(admin);
     const postmaster = ctx.cluster.postmaster();
     const pids = fleet.instances.map((i) => i.pid);
+    const redisBefore = await redisCounters(ctx.redis);
     const before = cpuSnapshot(postmaster, pids);
     await senders.start();
     const { result } = await writers.ask<{ result: WritersResult }>({ cmd: 'go' }, 'done');
     const senderFigures = await senders.stop();
     const after = cpuSnapshot(postmaster, pids);
+    const redisAfter = await redisCounters(ctx.redis);
     await writers.ask({ cmd: 'close' }, 'closed');
     const since = (s: Subscriber, i: number) => s.updates.slice(updatesBefore[i]);
     const graceUntil = Date.now() + GRACE_MS;
@@ -233,6 +249,10 @@ async function runConfiguration(ctx: Context, config: Configuration, round: numb
         writers: result.cpuMs / result.elapsedMs, bench: cores(own.bench),
         others: Math.max(0, cores(machineTotal - idle - iowait - own.cluster - own.instances - own.bench - result.cpuMs)),
         idle: idle / machineTotal, iowait: iowait / machineTotal,
+      },
+      redis: {
+        xreadPerSecond: (redisAfter.xread - redisBefore.xread) / (wall / 1000), scriptsPerSecond: (redisAfter.scripts - redisBefore.scripts) / (wall / 1000),
+        callsPerSecond: (redisAfter.calls - redisBefore.calls) / (wall / 1000), cores: cores(redisAfter.cpuMs - redisBefore.cpuMs),
       },
       unusualUpdates: subscribers.reduce((n, s, i) => n + since(s, i).filter((u) => u.changes?.some((k) => UNUSUAL.has(k))).length, 0),
       gaps: delta('change_gaps_total'), heartbeatsMissed: delta('change_listener_heartbeats_missed_total'),
