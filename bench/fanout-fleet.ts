@@ -39,7 +39,12 @@ const METRICS_TOKEN = 'bench-fanout-metrics-token';
 const START_TIMEOUT_MS = 180_000;
 
 export class Instance {
-  private constructor(private readonly child: ChildProcess, readonly url: string, readonly logFile: string) {}
+  /** Resolves once the process has exited, however (listened for from its spawn on: an exit is never missed). */
+  private readonly gone: Promise<unknown>;
+
+  private constructor(private readonly child: ChildProcess, readonly url: string, readonly logFile: string) {
+    this.gone = new Promise((resolve) => child.once('exit', resolve));
+  }
 
   static async start(options: FleetOptions, index: number): Promise<Instance> {
     const port = await freePort();
@@ -106,10 +111,9 @@ export class Instance {
   /** SIGTERM, SIGKILL after `timeoutMs`. */
   async stop(timeoutMs = 15_000): Promise<void> {
     if (this.exited) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
-    await exited;
+    await this.gone;
     clearTimeout(timer);
   }
 }
