@@ -4,6 +4,7 @@ import { run as auth } from './auth.bench';
 import { run as bulk } from './bulk.bench';
 import { run as compression } from './compression.bench';
 import { run as dashboard } from './dashboard.bench';
+import { run as fanout } from './fanout.bench';
 import { run as idempotency } from './idempotency.bench';
 import { run as leveling } from './leveling.bench';
 import { run as overload } from './overload.bench';
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   bulk,
   compression,
   dashboard,
+  fanout,
   idempotency,
   leveling,
   overload,

@@ -2,15 +2,19 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 
 /**
- * The writers of bench/write-ceiling.bench.ts, in a process of their own so that the measuring process (lock
- * sampler, webhook receiver, subscriber) and the writers do not share an event loop, and so that the writers' CPU
- * time is theirs alone (process.cpuUsage over the measured window).
+ * The writers of bench/write-ceiling.bench.ts and bench/fanout.bench.ts, in a process of their own so that the measuring
+ * process (lock sampler, webhook receiver, subscribers) and the writers do not share an event loop, and so that the
+ * writers' CPU time is theirs alone (process.cpuUsage over the measured window).
  *
  * Driven over IPC: `{ cmd: 'run', job }` → connects one plain `pg` client per writer (each its own connection, as the
  * contractor portal's), reads the next version number of each of its documents, answers `ready`; `{ cmd: 'go' }` →
- * every writer inserts ANSWERED versions in a closed loop, one version per transaction (one autocommit INSERT), for
- * `seconds`, round robin over its own documents (no two writers ever touch the same document, template or project),
- * then answers `done` with its figures and closes its connections once told `close`.
+ * every writer inserts ANSWERED versions, one version per transaction (one autocommit INSERT), for `seconds`, round robin
+ * over its own documents (no two writers ever touch the same document, template or project), then answers `done` with
+ * its figures and closes its connections once told `close`. Without `ratePerSecond` each writer writes in a closed loop
+ * (the next INSERT as soon as the last one is answered: the ceiling); with it, at that rate in all: writer i of W starts
+ * its k-th INSERT at (k + i / W) x W / rate seconds after `go` (the writers staggered), or as soon as its previous one
+ * is answered when that comes later, so that a writer held back catches up and the rate offered is the same whatever
+ * the server's speed, as long as it can take it (`elapsedMs` and `commits` say what it did).
  */
 
 export interface WritersJob {
@@ -20,6 +24,10 @@ export interface WritersJob {
   documents: string[][];
   /** Documents whose commits are timed for the commit-to-subscriber latency. */
   watched: string[];
+  /** Commits per second of all writers together; absent: a closed loop. */
+  ratePerSecond?: number;
+  /** The connections' application_name (default `write-ceiling writer`). */
+  applicationName?: string;
 }
 
 export interface WritersResult {
@@ -52,7 +60,7 @@ const quantile = (sorted: Float64Array, q: number) => (sorted.length ? sorted[Ma
 let clients: Client[] = [];
 
 async function prepare(job: WritersJob): Promise<Array<{ client: Client; documents: string[]; next: Map<string, number> }>> {
-  clients = job.documents.map(() => new Client({ connectionString: job.url, application_name: 'write-ceiling writer' }));
+  clients = job.documents.map(() => new Client({ connectionString: job.url, application_name: job.applicationName ?? 'write-ceiling writer' }));
   await Promise.all(clients.map((c) => c.connect()));
   return Promise.all(job.documents.map(async (documents, i) => {
     const { rows } = await clients[i].query<{ id: string; max: number }>(`select d.id, coalesce(max(v.version), 0)::int as max
@@ -71,8 +79,15 @@ async function write(job: WritersJob, writers: Awaited<ReturnType<typeof prepare
   const cpu = process.cpuUsage();
   const started = performance.now();
   const deadline = started + job.seconds * 1000;
+  /** Between two INSERTs of one writer when paced, ms. */
+  const interval = job.ratePerSecond ? (writers.length * 1000) / job.ratePerSecond : 0;
   await Promise.all(writers.map(async (w, i) => {
     for (let n = 0; performance.now() < deadline; n++) {
+      if (interval) {
+        const wait = started + (n + i / writers.length) * interval - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (performance.now() >= deadline) break;
+      }
       const document = w.documents[n % w.documents.length];
       const version = w.next.get(document)!;
       const t0 = performance.now();

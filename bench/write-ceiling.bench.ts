@@ -1,23 +1,23 @@
 import 'reflect-metadata';
-import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { createClient, type Client as WsClient } from 'graphql-ws';
 import { Client } from 'pg';
-import WebSocket from 'ws';
 import { ormConfig } from '../mikro-orm.config';
 import { adminQuery, withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, loadDemoData } from '../src/seed/demo-data';
 import { freePort } from '../test/support/ports';
+import { startCluster, type Cluster } from './bench-cluster';
+import { epochMs, match, median, percentile, sleep, Subscriber } from './commit-latency';
 import { BENCH_PROJECT_IDS_SQL, buildDataset } from './dataset';
+import { clusterCpuMs, machineCpuMs, processCpuMs } from './proc-cpu';
 import { ServerProcess } from './server-process';
 import { demoToken } from './support';
 import type { WritersJob, WritersResult } from './write-ceiling-writers';
+import { Writers } from './writers-process';
 
 /**
  * The write ceiling (issue 32): what change capture costs concurrent writers, on a cluster as durable as production.
@@ -91,122 +91,8 @@ const MODE_MEANS: Record<Mode, string> = {
   bare: 'neither change capture nor outbox: change_event_* and webhook_event_* disabled (statistics, derived data on)',
 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const epochMs = () => performance.timeOrigin + performance.now();
-
-/** The middle value; the mean of the two middle ones for an even count. */
-function median(values: readonly number[]): number {
-  if (!values.length) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** Nearest rank. */
-function percentile(values: readonly number[], p: number): number {
-  if (!values.length) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The cluster
-
-interface Cluster {
-  port: number;
-  serverUrl: string;
-  dataDir: string;
-  /** The postmaster's process id. */
-  postmaster(): number;
-  stop(): void;
-}
-
-function startCluster(port: number): Cluster {
-  const root = path.resolve('.data/bench-ceiling');
-  const dataDir = path.join(root, 'data');
-  const asRoot = process.getuid?.() === 0;
-  const run = (tool: string, args: string[]) => {
-    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(PG_BIN, tool), ...args]] : [path.join(PG_BIN, tool), args];
-    const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: '/' });
-    if (result.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
-    return result.stdout;
-  };
-  if (!existsSync(path.join(PG_BIN, 'initdb'))) throw new Error(`write-ceiling: no initdb in ${PG_BIN} (BENCH_CEILING_PG_BIN names the binaries directory)`);
-  // A run killed earlier may have left its server running on this directory.
-  if (existsSync(path.join(dataDir, 'postmaster.pid'))) {
-    try {
-      run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
-    } catch { /* not running */ }
-  }
-  rmSync(root, { recursive: true, force: true });
-  mkdirSync(root, { recursive: true, mode: 0o700 });
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
-    chownSync(root, uid, gid);
-  }
-  run('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  // Durable as production: fsync and synchronous_commit on (their defaults, said out loud), full_page_writes on.
-  appendFileSync(path.join(dataDir, 'postgresql.conf'), [
-    '', '# bench/write-ceiling.bench.ts',
-    "listen_addresses = '127.0.0.1'", `port = ${port}`, `unix_socket_directories = '${root}'`,
-    'wal_level = logical', 'max_replication_slots = 20', 'max_wal_senders = 20',
-    'fsync = on', 'synchronous_commit = on', 'full_page_writes = on', 'shared_buffers = 256MB', 'max_connections = 100',
-    '',
-  ].join('\n'));
-  run('pg_ctl', ['-D', dataDir, '-l', path.join(root, 'server.log'), '-w', 'start']);
-  return {
-    port,
-    serverUrl: `postgres://postgres@127.0.0.1:${port}`,
-    dataDir,
-    postmaster: () => Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
-    stop: () => {
-      if (existsSync(path.join(dataDir, 'postmaster.pid'))) run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // CPU
-
-const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
-
-/** Fields after the command of /proc/<pid>/stat (the command may hold spaces): index 0 is field 3 (state). */
-function statFields(pid: number | string): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
-}
-
-/** utime + stime (fields 14, 15) of a process, ms; with `children`, its reaped children's too (16, 17). */
-function processCpuMs(pid: number, children = false): number {
-  const f = statFields(pid);
-  if (!f) return 0;
-  const ticks = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
-  return ticks * TICK_MS;
-}
-
-/** The cluster's CPU so far: the postmaster (with its ended backends) and every live child, ms. */
-function clusterCpuMs(postmaster: number): number {
-  let total = processCpuMs(postmaster, true);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const f = statFields(entry);
-    if (f && Number(f[1]) === postmaster) total += (Number(f[11]) + Number(f[12])) * TICK_MS;
-  }
-  return total;
-}
-
-/** The machine's CPU time so far (/proc/stat, all cores), ms: total, idle, iowait. */
-function machineCpuMs(): { total: number; idle: number; iowait: number } {
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  // user nice system idle iowait irq softirq steal (guest times are inside user and nice)
-  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { total: total * TICK_MS, idle: cpu[3] * TICK_MS, iowait: cpu[4] * TICK_MS };
-}
 
 interface CpuSnapshot {
   at: number;
@@ -225,7 +111,7 @@ function cpuSnapshot(postmaster: number, servicePid: number): CpuSnapshot {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Webhook receiver, subscriber, lock sampler
+// Webhook receiver, lock sampler
 
 class Receiver {
   /** Arrival of every delivery (epoch ms). */
@@ -257,50 +143,6 @@ class Receiver {
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-interface Update {
-  at: number;
-  projectId: string;
-  documentIds: string[];
-}
-
-class Subscriber {
-  readonly updates: Update[] = [];
-  errors: string[] = [];
-  private client: WsClient | null = null;
-
-  async start(baseUrl: string, token: string, projectIds: string[]): Promise<void> {
-    let connected!: () => void;
-    const ready = new Promise<void>((resolve) => { connected = resolve; });
-    this.client = createClient({
-      url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { Authorization: `Bearer ${token}` },
-      lazy: false,
-      retryAttempts: 0,
-      onNonLazyError: (err) => { this.errors.push(String(err)); },
-      on: { connected: () => connected() },
-    });
-    this.client.subscribe<{ projectChanged: { projectId: string; documentIds: string[] } }>({
-      query: 'subscription WriteCeiling($ids: [ID!]) { projectChanged(projectIds: $ids) { projectId documentIds } }',
-      variables: { ids: projectIds },
-    }, {
-      next: (result) => {
-        const at = epochMs();
-        if (result.errors?.length) this.errors.push(JSON.stringify(result.errors));
-        const change = result.data?.projectChanged;
-        if (change) this.updates.push({ at, projectId: change.projectId, documentIds: change.documentIds });
-      },
-      error: (err) => { this.errors.push(err instanceof Error ? err.message : JSON.stringify(err)); },
-      complete: () => { this.errors.push('the subscription completed'); },
-    });
-    await Promise.race([ready, sleep(10000).then(() => { throw new Error('write-ceiling: the subscriber did not connect within 10 s'); })]);
-  }
-
-  async stop(): Promise<void> {
-    await this.client?.dispose();
   }
 }
 
@@ -347,46 +189,6 @@ class LockSampler {
     this.running = false;
     await this.loop;
     return this.figures;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Writers process
-
-class Writers {
-  private constructor(private readonly child: ChildProcess) {}
-
-  static start(): Writers {
-    const script = path.join(__dirname, `write-ceiling-writers${path.extname(__filename)}`);
-    return new Writers(fork(script, [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-  }
-
-  get pid(): number {
-    return this.child.pid!;
-  }
-
-  ask<T>(message: object, answer: string): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const listener = (m: { cmd: string; error?: string }) => {
-        if (m.cmd === answer) {
-          this.child.off('message', listener);
-          this.child.off('exit', gone);
-          resolve(m as T);
-        } else if (m.cmd === 'failed') {
-          this.child.off('message', listener);
-          this.child.off('exit', gone);
-          reject(new Error(`write-ceiling writers: ${m.error}`));
-        }
-      };
-      const gone = (code: number | null) => reject(new Error(`write-ceiling writers exited (${code})`));
-      this.child.on('message', listener);
-      this.child.once('exit', gone);
-      this.child.send(message);
-    });
-  }
-
-  exit(): void {
-    if (this.child.connected) this.child.send({ cmd: 'exit' });
   }
 }
 
@@ -480,29 +282,6 @@ async function drain(admin: Client): Promise<number> {
     pending = (await outbox(admin)).pending;
   }
   return pending;
-}
-
-/** Commit-to-subscriber latencies: each update's documents matched with their earliest commit not yet matched. */
-function match(commits: Array<[string, number]>, updates: Update[]): { latencies: number[]; unmatched: number } {
-  const byDocument = new Map<string, number[]>();
-  for (const [document, at] of commits) byDocument.set(document, [...(byDocument.get(document) ?? []), at]);
-  for (const times of byDocument.values()) times.sort((a, b) => a - b);
-  const matched = new Map<string, number>();
-  const latencies: number[] = [];
-  for (const update of [...updates].sort((a, b) => a.at - b.at)) {
-    for (const document of update.documentIds) {
-      const times = byDocument.get(document);
-      if (!times) continue;
-      let i = matched.get(document) ?? 0;
-      if (i >= times.length || times[i] > update.at) continue;
-      latencies.push(update.at - times[i]);
-      while (i < times.length && times[i] <= update.at) i++;
-      matched.set(document, i);
-    }
-  }
-  let unmatched = 0;
-  for (const [document, times] of byDocument) unmatched += times.length - (matched.get(document) ?? 0);
-  return { latencies, unmatched };
 }
 
 async function runOnce(ctx: Context, mode: Mode, label: string, seconds: number): Promise<RunFigures> {
@@ -649,7 +428,11 @@ function report(runs: RunFigures[], triggers: { capture: Trigger[]; outbox: Trig
 export async function run(): Promise<void> {
   const started = performance.now();
   const port = await freePort();
-  const cluster = startCluster(port);
+  // Durable as production (bench/bench-cluster.ts), and 20 replication slots and WAL senders.
+  const cluster = startCluster(port, {
+    root: path.resolve('.data/bench-ceiling'), pgBin: PG_BIN, bench: 'write-ceiling', pgBinVariable: 'BENCH_CEILING_PG_BIN', source: 'bench/write-ceiling.bench.ts',
+    settings: ['max_replication_slots = 20', 'max_wal_senders = 20', 'shared_buffers = 256MB', 'max_connections = 100'],
+  });
   console.log(`write-ceiling: own cluster on 127.0.0.1:${port} (${PG_BIN}), data in ${cluster.dataDir}`);
   const database = 'ceiling';
   let server: ServerProcess | null = null;
@@ -694,12 +477,12 @@ export async function run(): Promise<void> {
     for (const [name, id] of Object.entries(organizations)) await createEndpoint(server.url, token, id, `${receiver.url}/hook/${name}`);
 
     const { documents, watchedProjects, watched } = await plan(admin);
-    subscriber = new Subscriber();
+    subscriber = new Subscriber('write-ceiling', 'subscription WriteCeiling($ids: [ID!]) { projectChanged(projectIds: $ids) { projectId documentIds } }');
     await subscriber.start(server.url, token, watchedProjects);
     console.log(`write-ceiling: ${WRITERS} writers over ${documents.reduce((n, d) => n + d.length, 0)} documents (${Math.min(...documents.map((d) => d.length))}-${Math.max(...documents.map((d) => d.length))} each); `
       + `webhook endpoints of Atelier Demo and Atelier Nord for contractor.answered; subscriber on ${watchedProjects.length} projects (${watched.length} documents)`);
 
-    writers = Writers.start();
+    writers = Writers.start('write-ceiling');
     const ctx: Context = {
       admin, cluster, server, writers, receiver, subscriber, sampler: new LockSampler(sampling), triggers,
       job: { url, documents, watched },
