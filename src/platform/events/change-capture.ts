@@ -34,6 +34,9 @@ export interface ChangeCaptureStatus {
   decoder: DecoderStatus;
 }
 
+/** See lingerMs below. */
+const PUBLISH_LINGER_MS = 10;
+
 const DECODER_STATUSES: DecoderStatus[] = ['standby', 'off', 'connecting', 'making the slot', 'streaming'];
 
 /**
@@ -61,6 +64,10 @@ export class ChangeCapture {
       bus,
       election: redis ? { lease: redis, slotName, leaseMs: config.leaseMs } : null,
       warnBytes: config.slotWarnBytes,
+      // Every reader of the bus makes a round trip per publication: a commit waits 10 ms for others to go with it (the
+      // subscribers' coalescing window is 250 ms), and every reader still hears it at the same moment, which
+      // read-your-writes across instances relies on (src/platform/database/replicas.ts).
+      lingerMs: redis ? PUBLISH_LINGER_MS : 0,
       onStatus: (status) => {
         for (const s of DECODER_STATUSES) metrics.changeDecoderStatus.set({ status: s }, s === status ? 1 : 0);
         if (!redis) metrics.changeListenerListening.set(status === 'streaming' ? 1 : 0);
@@ -157,10 +164,13 @@ export class ChangeCapture {
     this.decoder.reconnect(reason);
   }
 
-  /** The decoder first (its lease released: another instance takes the slot at once), then the listener and the bus. */
+  /**
+   * The listener first (a decoder that stops is no news to it), then the decoder (its lease released: another instance
+   * takes the slot within a second), then the bus.
+   */
   async stop(): Promise<void> {
-    await this.decoder.stop();
     await this.listener.stop();
+    await this.decoder.stop();
     await this.bus.stop();
   }
 }

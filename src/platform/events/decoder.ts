@@ -37,6 +37,8 @@ export interface DecoderOptions {
   election: { lease: DecoderLease; slotName: string; leaseMs: number } | null;
   /** Retained WAL past which each measure logs a warning. */
   warnBytes: number;
+  /** How long a commit waits for others to be published with it (DecodingSession). */
+  lingerMs: number;
   onStatus?(status: DecoderStatus): void;
   onMeasure?(measure: SlotMeasure | null): void;
 }
@@ -106,7 +108,7 @@ export class Decoder {
       const slot = election ? { name: election.slotName, temporary: false } : { name: `${this.tempSlotPrefix}_${++this.sessions}`, temporary: true };
       let streamed = false;
       const session = new DecodingSession({
-        url: this.options.url, connectTimeoutMs: this.options.connectTimeoutMs, log, slot, bus: this.options.bus, epoch, watch: this.watch,
+        url: this.options.url, connectTimeoutMs: this.options.connectTimeoutMs, log, slot, bus: this.options.bus, epoch, watch: this.watch, lingerMs: this.options.lingerMs,
         onPhase: (phase) => {
           if (phase === 'streaming') streamed = true;
           this.setStatus(phase);

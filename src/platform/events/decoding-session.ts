@@ -27,6 +27,11 @@ export interface SessionOptions {
   bus: BusPublisher;
   /** Fences this session's publications (the bus's lease epoch; in process: any). */
   epoch: number;
+  /**
+   * How long a commit waits for others to be published with it (a bus over the network: every reader makes a round
+   * trip per publication; in process, 0).
+   */
+  lingerMs: number;
   watch: SlotWatch;
   onPhase(phase: SessionPhase): void;
 }
@@ -198,6 +203,7 @@ export class DecodingSession {
     if (this.flushing || this.over) return;
     this.flushing = true;
     void (async () => {
+      if (this.options.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.lingerMs));
       let failures = 0;
       while (this.queue.length && !this.over) {
         const head = this.queue[0];

@@ -114,7 +114,7 @@ export interface RedisBusOptions {
   log: Logger;
 }
 
-/** What the election needs of the bus (src/platform/events/decoder-election.ts). */
+/** What the decoder's election needs of the bus (src/platform/events/decoder.ts). */
 export interface DecoderLease {
   /** The lease for `holder` and a new epoch when nobody holds it; null when another does. */
   claim(holder: string, leaseMs: number): Promise<number | null>;
