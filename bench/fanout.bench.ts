@@ -45,7 +45,7 @@ import { Writers } from './writers-process';
  *   Node's flags. All of a configuration's instances start at once; it is measured once every instance's /healthz says
  *   `changes.hearing: true` in the expected mode (`bus`, or `in-process` for own) and its subscriber is registered
  *   (graphql_subscriptions_active).
- * - **Subscribers**: one graphql-ws client per instance, `projectChanged(projectIds:)` on BENCH_WATCHED projects
+ * - **Subscribers**: one graphql-ws client per instance (on the first BENCH_FANOUT_SUBSCRIBED instances only, when set), `projectChanged(projectIds:)` on BENCH_WATCHED projects
  *   (default 20, spread evenly over the data set), selecting `projectId changes documentIds`.
  * - **Writers** (bench/write-ceiling-writers.ts, a process of its own): BENCH_WRITERS plain `pg` connections (default 8)
  *   writing ANSWERED versions, one per transaction (one autocommit INSERT), at a fixed rate of BENCH_RATE commits per
@@ -88,6 +88,12 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 100);
 const WATCHED = Math.min(Number(process.env.BENCH_WATCHED ?? 20), PROJECTS, 100);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * Instances that get a subscriber (default: all). 1 measures the decoding alone: the subscribers' deliveries (a few
+ * statements and a GraphQL execution per instance and window) saturate 2 cores at 16 instances, and a WAL sender starved
+ * of CPU reads more WAL per wake-up, which makes it look cheaper.
+ */
+const SUBSCRIBED = process.env.BENCH_FANOUT_SUBSCRIBED ? Number(process.env.BENCH_FANOUT_SUBSCRIBED) : Number.POSITIVE_INFINITY;
 const PG_BIN = process.env.BENCH_FANOUT_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const CONFIGS: Configuration[] = (process.env.BENCH_FANOUT_CONFIGS ?? 'bus:1,bus:2,bus:4,bus:16,own:2,own:16').split(',').map((text) => {
   const [mode, n] = text.trim().split(':');
@@ -181,12 +187,13 @@ async function runConfiguration(ctx: Context, config: Configuration, round: numb
     logDir: path.join(ROOT, 'instances'), label, env: JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>,
   });
   const startSeconds = (performance.now() - startedAt) / 1000;
-  const subscribers = fleet.instances.map(() => new Subscriber('fanout', SUBSCRIPTION));
+  const subscribed = fleet.instances.slice(0, SUBSCRIBED);
+  const subscribers = subscribed.map(() => new Subscriber('fanout', SUBSCRIPTION));
   try {
     const token = await demoToken(fleet.instances[0].url);
     await Promise.all(subscribers.map((s, i) => s.start(fleet.instances[i].url, token, ctx.watchedProjects)));
     for (const until = Date.now() + 15_000; ;) {
-      const active = await Promise.all(fleet.instances.map(async (i) => metricSum(await i.metrics(), 'graphql_subscriptions_active', 'subscription="projectChanged"')));
+      const active = await Promise.all(subscribed.map(async (i) => metricSum(await i.metrics(), 'graphql_subscriptions_active', 'subscription="projectChanged"')));
       if (active.every((n) => n >= 1)) break;
       if (Date.now() > until) throw new Error(`fanout: ${label}: subscriptions not active on every instance after 15 s (${active.join(', ')})`);
       await sleep(200);

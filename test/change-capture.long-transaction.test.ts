@@ -166,6 +166,10 @@ describe(`a transaction holding a transaction id open for ${OPEN_MS / 1000} s in
       // Decoding resumes everywhere: what could not be decoded meanwhile comes as RESYNC.
       await eventually(async () => kinds(seen.late).includes('RESYNC') && kinds(seen.own).includes('RESYNC'), 'RESYNC once the slots are made');
     }));
+    console.log(`a transaction open ${OPEN_MS / 1000} s in another database: most WAL senders at once per database ${JSON.stringify(most)}; `
+      + `/readyz and reads sampled ${during['late-b']?.readyz.length} times on each of ${Object.keys(during).length} instances: `
+      + `${JSON.stringify(Object.fromEntries(Object.entries(during).map(([n, d]) => [n, [...new Set([...d.readyz, ...d.reads])]])))}; `
+      + `the change written while early's decoder reconnected heard ${earlyGotItMs} ms after the cut`);
   }, OPEN_MS + 90_000);
 
   it('never has more than one WAL sender of the service per database: a wait given up is not left to stack up', () => {
