@@ -56,7 +56,7 @@ async function decoderAmong(among: InstanceProcess[]): Promise<InstanceProcess> 
 /** The service's slots and WAL senders on the server. */
 async function held(): Promise<{ slots: Array<{ slot_name: string; temporary: boolean }>; senders: number }> {
   const slots = await queryRows<{ slot_name: string; temporary: boolean }>(db, `select slot_name, temporary from pg_replication_slots where database = 'tender'`);
-  const [{ n }] = await queryRows<{ n: number }>(db, `select count(*)::int as n from pg_stat_replication where application_name = 'tender-bff change decoder'`);
+  const [{ n }] = await queryRows<{ n: number }>(db, `select count(*)::int as n from pg_stat_replication where application_name like 'tender-bff change decoder%'`);
   return { slots, senders: n };
 }
 

@@ -61,7 +61,7 @@ async function changeADocument(database: string): Promise<string> {
 }
 
 const endDecoder = (database: string) => queryRows(urls[database], `select pg_terminate_backend(pid) from pg_stat_activity
-  where backend_type = 'walsender' and datname = current_database() and application_name = 'tender-bff change decoder'`);
+  where backend_type = 'walsender' and datname = current_database() and application_name like 'tender-bff change decoder%'`);
 
 const kinds = (sub: TestSubscription<Changes>) => sub.results.flatMap((r) => r.data?.projectChanged.changes ?? []);
 const named = (sub: TestSubscription<Changes>) => sub.results.flatMap((r) => r.data?.projectChanged.documentIds ?? []);

@@ -2,6 +2,7 @@ import { withDatabase } from '../src/platform/database/admin';
 import { DEMO_IDS, DEMO_USERS } from '../src/seed/demo-data';
 import { startAppOn, type TestApp } from './support/app';
 import { tokenFor } from './support/auth';
+import { MACHINE_REDIS_URL, busKeys } from './support/bus';
 import { queryRows } from './support/databases';
 import { FAULT_ENV, sleep } from './support/failover-load';
 import { request } from './support/http';
@@ -41,8 +42,8 @@ type Change = { projectChanged: { projectId: string; changes: string[]; document
  * only its heartbeats, written through new connections that reach the new primary and never come back on the old
  * replication connection, can tell the instance that it no longer hears the primary.
  */
-function liveAcross(how: 'killed' | 'fenced'): void {
-describeWithReplica(`live updates after a failover (old primary ${how === 'killed' ? 'killed, connections cut' : 'fenced read-only, connections kept'}): subscriptions and webhooks follow the new primary`, () => {
+function liveAcross(how: 'killed' | 'fenced', bus: ReturnType<typeof busKeys> | null = null): void {
+describeWithReplica(`live updates after a failover (old primary ${how === 'killed' ? 'killed, connections cut' : 'fenced read-only, connections kept'}${bus ? ', with the bus' : ''}): subscriptions and webhooks follow the new primary`, () => {
   let cluster: ReplicatedCluster;
   let proxy: SwitchableProxy;
   let t: TestApp;
@@ -62,11 +63,12 @@ describeWithReplica(`live updates after a failover (old primary ${how === 'kille
   let newPrimaryDb = '';
 
   beforeAll(async () => {
-    cluster = await startReplicatedCluster(`live-${how}`, 0, { synchronous: true });
+    cluster = await startReplicatedCluster(`live-${how}${bus ? '-bus' : ''}`, 0, { synchronous: true });
     const primaryDb = await cluster.createDatabase('tender');
     newPrimaryDb = withDatabase(cluster.replicaUrl, 'tender');
     proxy = await startSwitchableProxy(cluster.primaryUrl);
-    t = await startAppOn(withDatabase(proxy.url, 'tender'), ENV, undefined, { write: (line) => void logLines.push(JSON.parse(line)) });
+    t = await startAppOn(withDatabase(proxy.url, 'tender'), { ...ENV, ...(bus ? { CHANGE_BUS_URL: MACHINE_REDIS_URL, CHANGE_BUS_KEY_PREFIX: bus.prefix } : {}) }, undefined,
+      { write: (line) => void logLines.push(JSON.parse(line)) });
     receiver = await new WebhookReceiver().start();
     // Refused until the switch is done: the delivery is still pending when the primary dies.
     receiver.answer = () => {
@@ -117,6 +119,7 @@ describeWithReplica(`live updates after a failover (old primary ${how === 'kille
     await receiver?.close();
     await proxy?.close();
     await cluster?.stop();
+    await bus?.drop();
   });
 
   it('answers /readyz 503 while the primary is gone or fenced, and 200 again by itself within 10 s of the switch; hears the new primary within 10 s', () => {
@@ -125,6 +128,13 @@ describeWithReplica(`live updates after a failover (old primary ${how === 'kille
     expect(readyAgainMs).toBeLessThan(READY_AGAIN_MS);
     expect(hearingAgainMs).not.toBeNull();
     expect(hearingAgainMs).toBeLessThan(READY_AGAIN_MS);
+  });
+
+  it('tells its subscriber RESYNC: the slot stayed on the old primary (PostgreSQL before 17), a new one was made on the new primary', async () => {
+    const kinds = () => sub.results.flatMap((r) => r.data?.projectChanged.changes ?? []);
+    await eventually(async () => kinds().includes('RESYNC'), 'RESYNC');
+    const [slot] = await queryRows<{ temporary: boolean; active: boolean }>(newPrimaryDb, `select temporary, active from pg_replication_slots where database = 'tender'`);
+    expect(slot).toEqual({ temporary: !bus, active: true });
   });
 
   it('delivers to a subscriber connected before the switch a change committed on the new primary after it', async () => {
@@ -161,3 +171,4 @@ describeWithReplica(`live updates after a failover (old primary ${how === 'kille
 
 liveAcross('killed');
 liveAcross('fenced');
+liveAcross('killed', busKeys('failover'));

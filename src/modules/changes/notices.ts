@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ChangeKind } from '../../platform/events/change-event';
+import { backoffMs } from '../../platform/retry';
 
 /** What a subscriber was told of the instance's hearing. */
 type Interruption = 'owed' | 'told' | null;
@@ -114,7 +115,7 @@ export class Notices<T extends NoticeTarget> {
         await this.announce(due.kind, due.targets);
       } catch (err) {
         failures++;
-        const wait = Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS);
+        const wait = backoffMs(failures, RETRY_FIRST_MS, RETRY_MAX_MS);
         this.log.warn({ err, notice: due.kind, retry_in_ms: wait }, 'subscriptions: a notice could not be prepared; retrying until it is delivered');
         await new Promise<void>((resolve) => {
           this.wake = resolve;

@@ -10,6 +10,7 @@ import { startEmbeddedCluster, type EmbeddedCluster } from './embedded';
 import { migrate, pendingMigrations } from './migrate';
 import { endBusySessions, ensureDatabase, withDatabase } from './admin';
 import { describeDatabase, describeError } from './describe';
+import { backoffMs } from '../retry';
 import { closeReplicas, openReplicas, primaryRole, type ReplicaEndpoint } from './replica-pools';
 import { findSessionSettings } from './session-settings';
 
@@ -51,7 +52,7 @@ async function waitForDatabase(url: string, limits: Pick<DatabaseLimits, 'startT
       return;
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;
-      const wait = Math.min(250 * 2 ** (attempt - 1), 5000, deadline - Date.now());
+      const wait = Math.min(backoffMs(attempt, 250, 5000), deadline - Date.now());
       if (wait <= 0) {
         log?.error({ database: describeDatabase(url), attempt, error: describeError(err) }, 'database not reachable, giving up');
         throw new Error(`the database at ${describeDatabase(url)} did not answer within ${limits.startTimeoutMs} ms (DATABASE_START_TIMEOUT_MS) after ${attempt} attempts; last error: ${describeError(err)}`);

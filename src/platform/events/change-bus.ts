@@ -26,7 +26,13 @@ export interface DecodedChunk {
   messages: BusMessage[];
 }
 
-/** A transaction's first part (`<LSN>:00000`). */
+/**
+ * A chunk's position: its commit's LSN (normalLsn, src/platform/events/logical-decoding.ts) and its part's number, five
+ * digits (a transaction of 100,000 parts of 1,000 messages, some 28 GB of messages, is past what one commit writes).
+ */
+export const chunkPosition = (commitLsn: string, part: number) => `${commitLsn}:${String(part).padStart(5, '0')}`;
+
+/** A transaction's first part. */
 const isFirstPart = (position: string) => position.endsWith(':00000');
 
 /**
@@ -38,7 +44,12 @@ export class Continuity {
   private lastPosition: string | null = null;
   private lastEnd: string | null = null;
 
-  /** Stands the reader after `chunk` (the stream's last when it begins reading), or nowhere: what comes first is taken as is. */
+  /**
+   * Stands the reader after `chunk` (the stream's last when it begins reading), or nowhere: after a gap marker, or on a
+   * stream empty when it began. From nowhere, the first chunk is a gap too: a new slot decodes from its consistent point,
+   * which comes once the transactions older than it end, maybe long after its marker, and whoever subscribed meanwhile
+   * may have missed what was committed before it.
+   */
   resetTo(chunk: DecodedChunk | null): void {
     this.lastPosition = chunk?.position ?? null;
     this.lastEnd = chunk ? chunk.end ?? chunk.after : null;
@@ -46,8 +57,8 @@ export class Continuity {
 
   check(chunk: DecodedChunk): 'read already' | 'gap' | 'next' {
     if (this.lastPosition !== null && chunk.position <= this.lastPosition) return 'read already';
-    const follows = this.lastPosition === null
-      || (isFirstPart(chunk.position) ? this.lastEnd !== null && chunk.after <= this.lastEnd : chunk.after === this.lastPosition);
+    const follows = this.lastPosition !== null
+      && (isFirstPart(chunk.position) ? this.lastEnd !== null && chunk.after <= this.lastEnd : chunk.after === this.lastPosition);
     this.lastPosition = chunk.position;
     if (chunk.end) this.lastEnd = chunk.end;
     return follows ? 'next' : 'gap';
@@ -56,7 +67,7 @@ export class Continuity {
 
 /** What a reader is told, in the bus's order. */
 export interface BusHandlers {
-  /** Where reading begins: after the stream's last chunk (null: an empty stream, or in process). */
+  /** Where reading begins: after the stream's last chunk (null: an empty stream, one that ends on a gap marker, in process). */
   onPositioned(last: DecodedChunk | null): void;
   onChunk(chunk: DecodedChunk): void;
   /**

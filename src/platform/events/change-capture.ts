@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics';
 import { InProcessBus, type ChangeBus } from './change-bus';
 import { ChangeListener, type ChangeListenerOptions } from './change-listener';
 import { Decoder, type DecoderStatus } from './decoder';
-import { defaultSlotName, type DecodedDatabase } from './logical-decoding';
+import { decoderName, defaultSlotName, type DecodedDatabase } from './logical-decoding';
 import { RedisChangeBus } from './redis-bus';
 
 /** Who hears the changes: the listener's consumers (src/app.ts wires them). */
@@ -65,9 +65,10 @@ export class ChangeCapture {
       election: redis ? { lease: redis, slotName, leaseMs: config.leaseMs } : null,
       warnBytes: config.slotWarnBytes,
       // Every reader of the bus makes a round trip per publication: a commit waits 10 ms for others to go with it (the
-      // subscribers' coalescing window is 250 ms), and every reader still hears it at the same moment, which
-      // read-your-writes across instances relies on (src/platform/database/replicas.ts).
+      // subscribers' coalescing window is 250 ms). One append wakes every blocked reader at once, so the instances
+      // still hear it together, as read-your-writes across instances expects (src/platform/database/replicas.ts).
       lingerMs: redis ? PUBLISH_LINGER_MS : 0,
+      applicationName: decoderName(redis?.key ?? null),
       onStatus: (status) => {
         for (const s of DECODER_STATUSES) metrics.changeDecoderStatus.set({ status: s }, s === status ? 1 : 0);
         if (!redis) metrics.changeListenerListening.set(status === 'streaming' ? 1 : 0);
@@ -115,6 +116,10 @@ export class ChangeCapture {
         }
       },
       onDelay: (seconds) => metrics.changeDelay.observe(seconds),
+      catchUp: async () => {
+        await this.decoder.roundTrip(config.heartbeatTimeoutMs);
+        await bus.catchUp();
+      },
     });
     log.info(redis
       ? { mode: this.mode, bus: redis.description, slot: slotName, lease_ms: config.leaseMs }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Continuity, type ChangeBus, type DecodedChunk } from './change-bus';
 import { CALLER_CHANNEL, CHANGE_CHANNEL, WEBHOOK_CHANNEL, WRITES_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-event';
-import { describeError } from './logical-decoding';
+import { describeError } from '../database/describe';
 
 /** The instance's proof that it hears: a message to itself, written through the request path. */
 interface HeartbeatOptions {
@@ -41,6 +41,11 @@ export interface ChangeListenerOptions {
   onHeartbeatMissed?(): void;
   /** How late a message reaches this instance after its commit (seconds; the database server's clock). */
   onDelay?(seconds: number): void;
+  /**
+   * Reads now what is on its way (the bus's entries, the decoder's socket: a heartbeat late only because a busy event
+   * loop left it unread), before a heartbeat counts as missed.
+   */
+  catchUp(): Promise<void>;
 }
 
 /** A heartbeat in flight. */
@@ -102,7 +107,7 @@ export class ChangeListener {
       onChunk: (chunk) => {
         const follows = this.continuity.check(chunk);
         if (follows === 'read already') return;
-        if (follows === 'gap') this.gap('the change stream does not continue from this instance\'s position: entries were trimmed (CHANGE_BUS_MAX_LENGTH) or lost by the bus');
+        if (follows === 'gap') this.gap('the change stream does not continue from where this instance read it (entries trimmed past CHANGE_BUS_MAX_LENGTH, or lost by the bus), or begins anew (a new slot, an empty stream)');
         this.received(chunk);
       },
       onGap: (reason) => {
@@ -225,7 +230,7 @@ export class ChangeListener {
     if (this.beating !== beating) return;
     // Read what the bus holds now: a heartbeat merely left unread by a busy event loop, or a blocking read about to
     // return, is not missed.
-    await this.options.bus.catchUp().catch(() => undefined);
+    await this.options.catchUp().catch(() => undefined);
     if (this.beating !== beating) return;
     this.endBeat();
     this.options.onHeartbeatMissed?.();

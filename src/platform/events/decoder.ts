@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import { describeDatabase } from '../database/describe';
 import type { BusPublisher } from './change-bus';
 import { DecodingSession, type SessionPhase } from './decoding-session';
-import { describeError, remedyOf } from './logical-decoding';
+import { describeError } from '../database/describe';
+import { backoffMs } from '../retry';
+import { remedyOf } from './logical-decoding';
 import type { DecoderLease } from './redis-bus';
 import { SlotWatch, type SlotMeasure } from './slot-watch';
 
@@ -39,6 +41,8 @@ export interface DecoderOptions {
   warnBytes: number;
   /** How long a commit waits for others to be published with it (DecodingSession). */
   lingerMs: number;
+  /** Its connections' `application_name` (decoderName, src/platform/events/logical-decoding.ts). */
+  applicationName: string;
   onStatus?(status: DecoderStatus): void;
   onMeasure?(measure: SlotMeasure | null): void;
 }
@@ -83,6 +87,11 @@ export class Decoder {
     this.wake?.();
   }
 
+  /** The session's round trip (DecodingSession.roundTrip), when one streams. */
+  async roundTrip(ms: number): Promise<void> {
+    await this.session?.roundTrip(ms);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.session?.stop('the instance is stopping');
@@ -109,6 +118,7 @@ export class Decoder {
       let streamed = false;
       const session = new DecodingSession({
         url: this.options.url, connectTimeoutMs: this.options.connectTimeoutMs, log, slot, bus: this.options.bus, epoch, watch: this.watch, lingerMs: this.options.lingerMs,
+        applicationName: this.options.applicationName,
         onPhase: (phase) => {
           if (phase === 'streaming') streamed = true;
           this.setStatus(phase);
@@ -127,7 +137,7 @@ export class Decoder {
       this.options.onMeasure?.(null);
       if (this.stopped) break;
       failures = streamed ? 1 : failures + 1;
-      const wait = Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS);
+      const wait = backoffMs(failures, RETRY_FIRST_MS, RETRY_MAX_MS);
       log.warn({ database: describeDatabase(this.options.url), slot: slot.name, attempt: streamed ? undefined : failures, error: describeError(why), remedy: remedyOf(why), retry_in_ms: wait },
         streamed ? 'change events: not decoding, the replication connection was lost; reconnecting' : 'change events: not decoding, retrying');
       this.setStatus(election ? 'standby' : 'connecting');

@@ -1,8 +1,10 @@
 import type { ClientConfig, Client } from 'pg';
 import { LogicalReplicationService, PgoutputPlugin, type Pgoutput } from 'pg-logical-replication';
 import type { Logger } from 'pino';
-import type { BusPublisher, DecodedChunk } from './change-bus';
-import { CHANGE_PUBLICATION, DECODER_APPLICATION_NAME, describeError, lsnBefore, normalLsn } from './logical-decoding';
+import { describeError } from '../database/describe';
+import { backoffMs } from '../retry';
+import { chunkPosition, type BusPublisher, type DecodedChunk } from './change-bus';
+import { CHANGE_PUBLICATION, lsnBefore, normalLsn } from './logical-decoding';
 import type { SlotWatch } from './slot-watch';
 
 /** Messages per bus entry: a transaction writing more is published in parts (one position each). */
@@ -16,7 +18,7 @@ const STATUS_EVERY_MS = 1000;
 
 export type SessionPhase = 'connecting' | 'making the slot' | 'streaming';
 
-type Queued = { gap: string } | { chunk: DecodedChunk; endLsn: string };
+type Queued = { chunk: DecodedChunk; endLsn: string };
 
 export interface SessionOptions {
   url: string;
@@ -24,6 +26,8 @@ export interface SessionOptions {
   log: Logger;
   /** The slot, and whether it is this session's own (TEMPORARY: dropped with the connection). */
   slot: { name: string; temporary: boolean };
+  /** Its connections' `application_name` (decoderName): a WAL sender of another name is never ended. */
+  applicationName: string;
   bus: BusPublisher;
   /** Fences this session's publications (the bus's lease epoch; in process: any). */
   epoch: number;
@@ -62,6 +66,10 @@ export class DecodingSession {
   /** The server's position at its last keepalive while nothing was pending: confirmable as is. */
   private idleAt: string | null = null;
   private statusTimer: NodeJS.Timeout | null = null;
+  /** Woken by the server's next keepalive (roundTrip). */
+  private keepaliveWaiters: Array<() => void> = [];
+  /** The end of a wait on the server (making the slot) given up with the session: stop() waits for it. */
+  private ending: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SessionOptions) {
     this.ended = new Promise((resolve) => { this.end = resolve; });
@@ -72,7 +80,7 @@ export class DecodingSession {
       // Without it the OS default applies (2 h on Linux) before the first probe: a server that died silently would
       // keep the slot's decoding away that long. 10 s plus the OS's probes is a bound.
       keepAliveInitialDelayMillis: 10_000,
-      application_name: DECODER_APPLICATION_NAME,
+      application_name: options.applicationName,
     };
     // Confirmed by hand, once published: see status().
     this.service = new LogicalReplicationService(config, { acknowledge: { auto: false, timeoutSeconds: 0 } });
@@ -86,6 +94,7 @@ export class DecodingSession {
     service.on('heartbeat', (lsn: string, _ts: number, shouldRespond: boolean) => {
       if (!this.open && this.queue.length === 0 && !this.flushing) this.idleAt = normalLsn(lsn);
       if (shouldRespond) this.status(true);
+      for (const wake of this.keepaliveWaiters.splice(0)) wake();
     });
     service.on('error', (err: Error) => this.finish(err));
     const plugin = new SlotPlugin(this);
@@ -96,62 +105,83 @@ export class DecodingSession {
     this.setPhase('streaming');
     this.statusTimer = setInterval(() => this.status(), STATUS_EVERY_MS);
     this.statusTimer.unref();
-    // A gap marker goes out now, not with the first commit.
-    this.flush();
+  }
+
+  /**
+   * A status update asking the server for a reply, and that reply (at most `ms`), then what it brought published: the
+   * reply comes after every message sent before it, so a heartbeat merely left unread by a busy event loop is read now.
+   */
+  async roundTrip(ms: number): Promise<void> {
+    if (this.over || this.phase !== 'streaming') return;
+    const until = Date.now() + ms;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        this.keepaliveWaiters.push(resolve);
+        void this.service.acknowledge(lsnBefore(this.confirmed ?? '00000000/00000001'), true).catch(() => resolve());
+      }),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); }),
+    ]);
+    clearTimeout(timer);
+    while ((this.queue.length || this.flushing) && !this.over && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   /** Ends the session; a wait the server is still in (making the slot) is cancelled there, never left to stack up. */
   async stop(reason: string): Promise<void> {
-    const waiting = this.phase !== 'streaming' ? this.senderPid : null;
     this.finish(new Error(reason));
-    if (waiting !== null) await this.options.watch.endSender(waiting);
+    await this.ending;
     await this.service.stop().catch(() => undefined);
   }
 
   /** Sets up the slot on the replication connection, before START_REPLICATION (SlotPlugin). */
   async prepare(client: Client): Promise<void> {
-    const { slot, watch, log } = this.options;
-    const [row] = (await client.query<{ pid: number; db: string; slot: SlotRow | null }>(`select pg_backend_pid() as pid, current_database() as db,
-      (select json_build_object('active_pid', active_pid, 'wal_status', wal_status, 'confirmed', confirmed_flush_lsn::text, 'database', database)
-        from pg_replication_slots where slot_name = '${slot.name}') as slot`)).rows;
-    this.senderPid = row.pid;
+    const { slot, watch, log, bus, epoch, applicationName } = this.options;
+    const [{ pid, db }] = (await client.query<{ pid: number; db: string }>('select pg_backend_pid() as pid, current_database() as db')).rows;
+    this.senderPid = pid;
     if (this.over) throw new Error('stopped');
-    let gap: string | null = null;
-    let existing = row.slot;
-    if (existing && existing.database !== row.db) {
+    let existing = await slotRow(client, slot.name);
+    if (existing && existing.database !== db) {
       throw new Error(`the replication slot ${slot.name} belongs to database ${existing.database}: set CHANGE_SLOT_NAME to a name of this database's own`);
     }
-    if (existing?.wal_status === 'lost') {
-      log.warn({ slot: slot.name }, 'change events: the slot was invalidated (it held back more WAL than max_slot_wal_keep_size allows): making it anew; every subscriber gets RESYNC');
-      await client.query(`DROP_REPLICATION_SLOT "${slot.name}"`);
-      existing = null;
-      gap = 'the replication slot was invalidated (max_slot_wal_keep_size) and made anew: changes before it were not decoded';
-    }
     if (existing?.active_pid) {
+      // Another bus's decoder (instances of one database configured apart): ending it would confirm the slot past
+      // what one of the two buses has, and lose it for its readers. Wait for it to stop.
+      if (existing.active_name !== applicationName) {
+        throw new Error(`the slot ${slot.name} is streamed by another decoder ("${existing.active_name}"): the instances of this database do not share one bus (CHANGE_BUS_URL, CHANGE_BUS_KEY_PREFIX); waiting for it to stop`);
+      }
       // This instance holds the lease: whoever streams the slot is a holder that stopped renewing it (dead, frozen, cut off).
       log.warn({ slot: slot.name, pid: existing.active_pid }, 'change events: the slot is held by a decoder whose lease ran out: ending its WAL sender');
-      await watch.endSender(existing.active_pid);
+      await watch.endSender(existing.active_pid, applicationName);
       await watch.untilInactive(slot.name);
+      // As it is now: the old holder may have confirmed more meanwhile.
+      existing = await slotRow(client, slot.name);
+      if (existing?.active_pid) throw new Error(`the slot ${slot.name} is still streamed by process ${existing.active_pid}`);
     }
-    if (existing) {
+    if (existing && existing.wal_status !== 'lost') {
       this.confirmed = normalLsn(existing.confirmed ?? '0/0');
       // Where the stream stands: the last commit published, unless the slot was confirmed past it (nothing of ours in
       // between: a commit is confirmed only once published). Unknown (the bus lost it): the slot's position.
-      const published = await this.options.bus.publishedEnd().catch(() => null);
+      const published = await bus.publishedEnd().catch(() => null);
       this.after = published !== null && published <= this.confirmed ? published : this.confirmed;
-    } else {
-      gap ??= slot.temporary
-        ? 'this instance decodes on a slot of its own, made at its connection: changes before it were not decoded'
-        : 'the replication slot was made: changes before it were not decoded';
-      this.setPhase('making the slot');
-      const made = await watch.whileWaiting(row.pid, slot.name, () => client.query<{ consistent_point: string }>(
-        `CREATE_REPLICATION_SLOT "${slot.name}" ${slot.temporary ? 'TEMPORARY ' : ''}LOGICAL pgoutput`));
-      this.confirmed = normalLsn(made.rows[0].consistent_point);
-      this.after = this.confirmed;
-      if (!slot.temporary) log.info({ slot: slot.name }, 'change events: the replication slot was made');
-      this.setPhase('connecting');
+      return;
     }
-    if (gap) this.queue.push({ gap });
+    const gap = existing ? 'the replication slot was invalidated (max_slot_wal_keep_size) and made anew: changes before it were not decoded'
+      : slot.temporary ? 'this instance decodes on a slot of its own, made at its connection: changes before it were not decoded'
+        : 'the replication slot was made: changes before it were not decoded';
+    // Told before the slot is made: a session that ends after making it, and before publishing anything, leaves the
+    // next one a slot that looks whole. A marker for a slot that is then not made costs a RESYNC, never a loss.
+    if (!(await bus.markGap(epoch, gap))) throw new Error('fenced: another instance took the slot over');
+    if (existing) {
+      log.warn({ slot: slot.name }, 'change events: the slot was invalidated (it held back more WAL than max_slot_wal_keep_size allows): making it anew; every subscriber gets RESYNC');
+      await client.query(`DROP_REPLICATION_SLOT "${slot.name}"`);
+    }
+    this.setPhase('making the slot');
+    const made = await watch.whileWaiting(pid, slot.name, () => client.query<{ consistent_point: string }>(
+      `CREATE_REPLICATION_SLOT "${slot.name}" ${slot.temporary ? 'TEMPORARY ' : ''}LOGICAL pgoutput`));
+    this.confirmed = normalLsn(made.rows[0].consistent_point);
+    this.after = this.confirmed;
+    if (!slot.temporary) log.info({ slot: slot.name }, 'change events: the replication slot was made');
+    this.setPhase('connecting');
   }
 
   private received(message: Pgoutput.Message): void {
@@ -188,7 +218,7 @@ export class DecodingSession {
   private cut(endLsn: string | null): void {
     const open = this.open!;
     if (open.messages.length === 0 && endLsn === null) return;
-    const position = `${open.position}:${String(open.parts++).padStart(5, '0')}`;
+    const position = chunkPosition(open.position, open.parts++);
     const end = endLsn === null ? null : normalLsn(endLsn);
     this.queue.push({ chunk: { position, after: this.after, end, committedAt: open.committedAt, messages: open.messages }, endLsn: end ?? '' });
     this.after = end ?? position;
@@ -206,39 +236,25 @@ export class DecodingSession {
       if (this.options.lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.lingerMs));
       let failures = 0;
       while (this.queue.length && !this.over) {
-        const head = this.queue[0];
-        const batch = 'gap' in head ? [] : this.batch();
+        const batch = this.queue.slice(0, BATCH_CHUNKS);
         try {
-          const taken = 'gap' in head
-            ? await this.options.bus.markGap(this.options.epoch, head.gap)
-            : await this.options.bus.publish(this.options.epoch, batch.map((q) => q.chunk));
-          if (!taken) {
+          if (!(await this.options.bus.publish(this.options.epoch, batch.map((q) => q.chunk)))) {
             this.finish(new Error('fenced: another instance took the slot over'));
             break;
           }
-          this.queue.splice(0, 'gap' in head ? 1 : batch.length);
+          this.queue.splice(0, batch.length);
           failures = 0;
           const done = [...batch].reverse().find((q) => q.endLsn);
           if (done) this.confirmed = done.endLsn;
         } catch (err) {
           failures++;
           if (failures === 1) this.options.log.warn({ error: describeError(err), queued: this.queue.length }, 'change events: the bus does not take the decoded changes; retrying (nothing is confirmed to the slot meanwhile)');
-          await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (failures - 1), 2000)));
+          await new Promise((resolve) => setTimeout(resolve, backoffMs(failures, 100, 2000)));
         }
       }
       this.flushing = false;
       if (!this.over && this.queue.length) this.flush();
     })();
-  }
-
-  /** The chunks at the head of the queue, up to a gap marker or BATCH_CHUNKS. */
-  private batch(): Array<{ chunk: DecodedChunk; endLsn: string }> {
-    const out: Array<{ chunk: DecodedChunk; endLsn: string }> = [];
-    for (const q of this.queue) {
-      if ('gap' in q || out.length >= BATCH_CHUNKS) break;
-      out.push(q);
-    }
-    return out;
   }
 
   /**
@@ -265,6 +281,9 @@ export class DecodingSession {
   private finish(err: Error): void {
     if (this.over) return;
     this.over = true;
+    // Ended while the server waits (making the slot: it does not read the socket then, so closing it changes nothing).
+    if (this.phase !== 'streaming' && this.senderPid !== null) this.ending = this.options.watch.endSender(this.senderPid, this.options.applicationName);
+    for (const wake of this.keepaliveWaiters.splice(0)) wake();
     if (this.statusTimer) clearInterval(this.statusTimer);
     this.service.removeAllListeners();
     // An error of the connection being ended must find a listener (an 'error' without one is thrown).
@@ -277,9 +296,21 @@ export class DecodingSession {
 
 interface SlotRow {
   active_pid: number | null;
+  /** The application_name of the connection streaming it. */
+  active_name: string | null;
   wal_status: string | null;
   confirmed: string | null;
   database: string;
+}
+
+/** The slot `name` as the server has it, null when it has none. */
+async function slotRow(client: Client, name: string): Promise<SlotRow | null> {
+  // A replication connection speaks the simple protocol only: no parameters (slot names are [a-z0-9_], checked).
+  const { rows } = await client.query<{ slot: SlotRow | null }>(`select (select json_build_object('active_pid', s.active_pid,
+      'active_name', (select a.application_name from pg_stat_activity a where a.pid = s.active_pid),
+      'wal_status', s.wal_status, 'confirmed', s.confirmed_flush_lsn::text, 'database', s.database)
+    from pg_replication_slots s where s.slot_name = '${name}') as slot`);
+  return rows[0].slot;
 }
 
 /** pgoutput over the session's slot, prepared on the replication connection itself just before START_REPLICATION. */

@@ -1,13 +1,20 @@
 import { createHash } from 'node:crypto';
-import { Client as PgClient } from 'pg';
+import { Client as PgClient, type ClientConfig } from 'pg';
+import { describeError } from '../database/describe';
 
 // Logical decoding as the decoder uses it (src/platform/events/decoding-session.ts): the position it reports, the
 // start's check that the server can decode, the slot's default name, and what to tell an operator.
 
-/** The name the server shows for the decoder's replication connections (pg_stat_activity, pg_stat_replication). */
+/**
+ * The name the server shows for the decoder's replication connections (pg_stat_activity, pg_stat_replication); with a
+ * bus, followed by a hash of the bus's keys (decoderName), so that a decoder only ever ends a WAL sender of its own bus.
+ */
 export const DECODER_APPLICATION_NAME = 'tender-bff change decoder';
 
-export const describeError = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0] : String(err));
+/** The decoder's `application_name`: with a bus, whose stream `busKey` names, that bus's own. */
+export function decoderName(busKey: string | null): string {
+  return busKey === null ? DECODER_APPLICATION_NAME : `${DECODER_APPLICATION_NAME} ${createHash('sha256').update(busKey).digest('hex').slice(0, 8)}`;
+}
 
 /** What an operator should do about a replication connection refused for a reason that waiting does not fix. */
 export function remedyOf(err: unknown): string | undefined {
@@ -68,7 +75,32 @@ export async function decodedDatabase(url: string, connectTimeoutMs: number): Pr
   }
   if (row.replication !== 'true') return 'change capture needs the REPLICATION attribute for the role of DATABASE_DIRECT_URL (ALTER ROLE ... WITH REPLICATION; RDS: GRANT rds_replication TO ...); README, "Scale out"';
   if (row.publication === '0') return `change capture needs the publication ${CHANGE_PUBLICATION}, made by the migrations: run them (npm run db:migrate)`;
+  const refused = await replicationRefused(url, connectTimeoutMs);
+  if (refused) return refused;
   return { systemId: row.system_id, database: row.database };
+}
+
+/**
+ * Why the server refuses a replication connection from `url` for a reason that waiting does not fix (a pooler, pg_hba),
+ * in one line; null when it accepts one, or refuses it for a passing reason (its WAL senders all taken for a moment,
+ * the network). Such an instance could never decode: with a bus, elected, it would hold the fleet's decoding back at
+ * each of its turns.
+ */
+async function replicationRefused(url: string, connectTimeoutMs: number): Promise<string | null> {
+  // `replication` is a startup parameter node-postgres passes on, though its types do not name it.
+  const client = new PgClient({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, replication: 'database' } as ClientConfig);
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('IDENTIFY_SYSTEM');
+    return null;
+  } catch (err) {
+    const remedy = remedyOf(err);
+    if (!remedy || /max_wal_senders/.test(remedy)) return null;
+    return `change capture cannot open a replication connection on DATABASE_DIRECT_URL (${describeError(err)}): ${remedy}; README, "Scale out"`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BusHandlers, BusMessage, ChangeBus, DecodedChunk } from './change-bus';
-import { describeError } from './logical-decoding';
+import { describeError } from '../database/describe';
+import { backoffMs } from '../retry';
 
 // The change bus on Redis Streams (CHANGE_BUS_URL; docs/subscriptions.md, "The bus"). One stream per database: the
 // elected decoder appends each committed transaction's messages, every instance reads them from its own position with
@@ -37,10 +38,19 @@ end
 redis.call('HSET', KEYS[2], 'position', position)
 return added`;
 
-/** Takes the lease when nobody holds it, and a new epoch with it (0: held by another). */
+/**
+ * Takes the lease when nobody holds it, and a new epoch with it (0: held by another). Epochs come from the server's
+ * clock (microseconds), above the last one: a Redis restarted empty gives none that an earlier holder had.
+ */
 const CLAIM = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('HINCRBY', KEYS[2], 'epoch', 1) end
-return 0`;
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+local time = redis.call('TIME')
+local epoch = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local last = tonumber(redis.call('HGET', KEYS[2], 'epoch') or '0')
+if epoch <= last then epoch = last + 1 end
+epoch = string.format('%.0f', epoch)
+redis.call('HSET', KEYS[2], 'epoch', epoch)
+return epoch`;
 
 /** Extends the lease of its holder (1), or says it is another's or gone (0). */
 const RENEW = `
@@ -126,6 +136,8 @@ export interface DecoderLease {
 /** Redis Streams as the change bus: see the top of this file. */
 export class RedisChangeBus implements ChangeBus, DecoderLease {
   readonly description: string;
+  /** The keys' common part (RedisBusOptions.key): what names this bus. */
+  readonly key: string;
   private readonly stream: string;
   private readonly state: string;
   private readonly lease: string;
@@ -141,6 +153,7 @@ export class RedisChangeBus implements ChangeBus, DecoderLease {
   private reading: Promise<void> | null = null;
 
   private constructor(private readonly options: RedisBusOptions, RedisClass: typeof Redis) {
+    this.key = options.key;
     this.stream = `${options.key}:stream`;
     this.state = `${options.key}:state`;
     this.lease = `${options.key}:lease`;
@@ -264,7 +277,7 @@ export class RedisChangeBus implements ChangeBus, DecoderLease {
         if (this.connected !== false) this.options.log.warn({ bus: this.description, error: describeError(err) }, 'change bus: cannot read; retrying (this instance hears no change meanwhile, and resumes from its position)');
         this.setConnected(false);
         failures++;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS)));
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(failures, RETRY_FIRST_MS, RETRY_MAX_MS)));
       }
     }
   }

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { DECODER_APPLICATION_NAME, describeError } from './logical-decoding';
+import { describeError } from '../database/describe';
 
 /** How often a wait for the slot to be made says what it waits for. */
 const WAIT_REPORT_MS = 10_000;
@@ -36,12 +36,12 @@ export class SlotWatch {
   }
 
   /**
-   * Ends a WAL sender of the decoder's (never another program's: its name is checked). A session that gives up a wait
-   * on the server must end it there: the server does not read the socket while it waits, so closing it changes nothing.
+   * Ends a WAL sender named `name` (a decoder's of the same bus, never another program's). A session that gives up a
+   * wait on the server must end it there: the server does not read the socket while it waits, so closing it changes nothing.
    */
-  async endSender(pid: number): Promise<void> {
+  async endSender(pid: number, name: string): Promise<void> {
     await this.pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where pid = $1 and backend_type = 'walsender' and application_name = $2`,
-      [pid, DECODER_APPLICATION_NAME]).catch((err) => this.log.warn({ pid, error: describeError(err) }, 'change events: a WAL sender of the decoder could not be ended'));
+      [pid, name]).catch((err) => this.log.warn({ pid, error: describeError(err) }, 'change events: a WAL sender of the decoder could not be ended'));
   }
 
   /** Waits (at most 5 s) until no connection streams `slot`: an ended WAL sender takes a moment to go. */
@@ -59,9 +59,11 @@ export class SlotWatch {
    */
   async whileWaiting<T>(pid: number, slot: string, making: () => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    let done = false;
     const started = Date.now();
     const report = async () => {
       const blocker = await this.blocker(pid);
+      if (done) return;
       this.log.warn({ slot, waiting_ms: Date.now() - started, ...blocker },
         blocker ? 'change events: making the slot waits for a transaction open since before it began (logical decoding must see it end); subscribers get no updates meanwhile'
           : 'change events: making the slot waits for the server; subscribers get no updates meanwhile');
@@ -71,6 +73,7 @@ export class SlotWatch {
     try {
       return await making();
     } finally {
+      done = true;
       clearTimeout(timer);
     }
   }
