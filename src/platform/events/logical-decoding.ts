@@ -9,7 +9,7 @@ import { describeError } from '../database/describe';
  * The name the server shows for the decoder's replication connections (pg_stat_activity, pg_stat_replication); with a
  * bus, followed by a hash of the bus's keys (decoderName), so that a decoder only ever ends a WAL sender of its own bus.
  */
-export const DECODER_APPLICATION_NAME = 'tender-bff change decoder';
+const DECODER_APPLICATION_NAME = 'tender-bff change decoder';
 
 /** The decoder's `application_name`: with a bus, whose stream `busKey` names, that bus's own. */
 export function decoderName(busKey: string | null): string {
