@@ -12,6 +12,7 @@ import { Migration20270201000000_idempotency_keys } from './Migration20270201000
 import { Migration20270205000000_derived_data } from './Migration20270205000000_derived_data';
 import { Migration20270301000000_webhooks } from './Migration20270301000000_webhooks';
 import { Migration20270315000000_change_messages } from './Migration20270315000000_change_messages';
+import { Migration20270401000000_webhook_fairness } from './Migration20270401000000_webhook_fairness';
 
 /** Every migration, in order. `npm run db:migration:create` writes a new file; add it here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20270205000000_derived_data', class: Migration20270205000000_derived_data },
   { name: 'Migration20270301000000_webhooks', class: Migration20270301000000_webhooks },
   { name: 'Migration20270315000000_change_messages', class: Migration20270315000000_change_messages },
+  { name: 'Migration20270401000000_webhook_fairness', class: Migration20270401000000_webhook_fairness },
 ];

@@ -25,6 +25,7 @@ interface Claimed {
   secret: string;
   previous_secret: string | null;
   failing_since: Date | null;
+  consecutive_failures: number;
 }
 
 interface Recorded extends AttemptResult {
@@ -32,6 +33,8 @@ interface Recorded extends AttemptResult {
   attemptedAt: Date;
   /** Null: no retry (succeeded, 410, or the schedule is spent). */
   retryInMs: number | null;
+  /** The endpoint is paused this long (a throttling answer); null: not. */
+  pauseMs: number | null;
 }
 
 /**
@@ -44,6 +47,8 @@ const LEASE_MARGIN_MS = 5000;
 const FLUSH_MS = 20;
 /** At shutdown, how long attempts in flight are waited for; the others are left to their lease (attempted again). */
 const STOP_WAIT_MS = 2000;
+/** The longest a receiver's `Retry-After` pauses its endpoint: a receiver cannot park its deliveries for days. */
+const MAX_PAUSE_MS = 3600_000;
 
 /**
  * The delivery loop of one instance (docs/webhooks.md). Any number of instances run it on one database:
@@ -155,20 +160,15 @@ export class WebhookDelivery {
     return (this.config.timeoutMs + LEASE_MARGIN_MS) / 1000;
   }
 
+  /**
+   * Due deliveries, fairly (webhook_claim, Migration20270401000000_webhook_fairness): at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT
+   * (one while the endpoint's breaker is open) and WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION in flight across the fleet,
+   * nothing of a paused endpoint, and organizations served in turns.
+   */
   private claim(limit: number): Promise<Claimed[]> {
-    return this.sql<Claimed>(`with due as (
-        select d.id from webhook_delivery d
-        where d.status = 'pending' and d.next_attempt_at <= clock_timestamp()
-          and exists (select 1 from webhook_endpoint ep where ep.id = d.endpoint_id and ep.disabled_at is null)
-        order by d.next_attempt_at limit ?
-        for update of d skip locked)
-      update webhook_delivery d set attempts = d.attempts + 1, next_attempt_at = clock_timestamp() + make_interval(secs => ?)
-      from due, webhook_event e, webhook_endpoint ep
-      where d.id = due.id and e.id = d.event_id and ep.id = d.endpoint_id
-      returning d.id, d.attempts as attempt, e.id as event_id, e.type, e.payload::text as body,
-        extract(epoch from e.created_at)::float8 as created_epoch, ep.id as endpoint_id, ep.organization_id, ep.url, ep.secret,
-        case when ep.previous_secret_expires_at > clock_timestamp() then ep.previous_secret end as previous_secret, ep.failing_since`,
-    [limit, this.leaseSeconds]);
+    const c = this.config;
+    return this.sql<Claimed>('select * from webhook_claim(?, ?, ?, ?, ?)',
+      [limit, this.leaseSeconds, c.maxInFlightPerEndpoint, c.maxInFlightPerOrganization, c.breakerAfter]);
   }
 
   /** The `webhook-*` headers of Standard Webhooks; during a rotation, one signature per secret. */
@@ -187,8 +187,9 @@ export class WebhookDelivery {
       const waitFrom = Date.now();
       await this.pace.removeTokens(1, delivery.organization_id);
       if (Date.now() - waitFrom > LEASE_MARGIN_MS / 2) {
-        const renewed = await this.sql(`update webhook_delivery set next_attempt_at = clock_timestamp() + make_interval(secs => ?)
-          where id = ? and attempts = ? and status = 'pending' returning id`, [this.leaseSeconds, delivery.id, delivery.attempt]);
+        const renewed = await this.sql(`update webhook_delivery set next_attempt_at = clock_timestamp() + make_interval(secs => ?),
+            leased_until = clock_timestamp() + make_interval(secs => ?) where id = ? and attempts = ? and status = 'pending' returning id`,
+        [this.leaseSeconds, this.leaseSeconds, delivery.id, delivery.attempt]);
         if (!renewed.length) return;
       }
       const attemptedAt = new Date();
@@ -206,7 +207,7 @@ export class WebhookDelivery {
         this.metrics.webhookEventsDelivered.inc({ type: delivery.type });
         this.metrics.webhookDeliveryLag.observe(Math.max(0, Date.now() / 1000 - delivery.created_epoch));
       }
-      this.results.push({ ...result, delivery, attemptedAt, retryInMs: this.retryIn(delivery.attempt, result) });
+      this.results.push({ ...result, delivery, attemptedAt, retryInMs: this.retryIn(delivery.attempt, result), pauseMs: this.pauseOf(result) });
       this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
     } catch (err) {
       // Nothing written: the lease runs out and the delivery is attempted again.
@@ -214,11 +215,21 @@ export class WebhookDelivery {
     }
   }
 
-  /** Exponential schedule (WEBHOOK_RETRY_SCHEDULE) with up to a fifth of jitter either way. */
+  /**
+   * Exponential schedule (WEBHOOK_RETRY_SCHEDULE) with up to a fifth of jitter either way, and never before the
+   * receiver's own `Retry-After`.
+   */
   private retryIn(attempt: number, result: AttemptResult): number | null {
     if (result.outcome === 'succeeded' || result.outcome === 'gone') return null;
     const wait = this.config.retryScheduleMs[attempt - 1];
-    return wait === undefined ? null : Math.round(wait * (0.8 + 0.4 * Math.random()));
+    if (wait === undefined) return null;
+    return Math.max(Math.round(wait * (0.8 + 0.4 * Math.random())), this.pauseOf(result) ?? 0);
+  }
+
+  /** How long a throttling answer pauses its endpoint: its `Retry-After`, else the schedule's first wait; bounded. */
+  private pauseOf(result: AttemptResult): number | null {
+    if (!result.throttle) return null;
+    return Math.min(result.throttle.retryAfterMs ?? this.config.retryScheduleMs[0] ?? 0, MAX_PAUSE_MS);
   }
 
   private flush(): Promise<void> {
@@ -255,7 +266,8 @@ export class WebhookDelivery {
       update webhook_delivery d set
         status = case when r.outcome = 'succeeded' then 'succeeded' when r.retry_in_ms is null then 'failed' else 'pending' end,
         next_attempt_at = case when r.retry_in_ms is null then d.next_attempt_at else clock_timestamp() + r.retry_in_ms * interval '1 millisecond' end,
-        finished_at = case when r.outcome = 'succeeded' or r.retry_in_ms is null then clock_timestamp() end
+        finished_at = case when r.outcome = 'succeeded' or r.retry_in_ms is null then clock_timestamp() end,
+        leased_until = null
       from r, endpoints ep where d.id = r.delivery_id and ep.id = d.endpoint_id and d.attempts = r.attempt and d.status = 'pending'`, [JSON.stringify(rows)]);
     await this.health.record(batch);
   }

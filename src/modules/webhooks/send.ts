@@ -13,6 +13,19 @@ export interface AttemptResult {
   body: string | null;
   error: string | null;
   durationMs: number;
+  /** The receiver asked to be left alone (429, 502, 503, 504): for how long, if its `Retry-After` said; else null. */
+  throttle?: { retryAfterMs: number | null };
+}
+
+/** The answers that say "slow down" (Standard Webhooks' guidance), with or without a `Retry-After`. */
+const THROTTLING = new Set([429, 502, 503, 504]);
+
+/** `Retry-After` as seconds or as an HTTP date (RFC 9110 10.2.3); null when absent or unreadable. */
+function retryAfterMs(value: string | undefined): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
 /** What is kept of an answer's body: enough to recognise an error page, not a store of the receiver's data. */
@@ -55,7 +68,8 @@ export class WebhookSender {
           const status = response.statusCode ?? 0;
           const text = Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_PREFIX);
           const outcome: AttemptOutcome = status >= 200 && status < 300 ? 'succeeded' : status === 410 ? 'gone' : 'failed';
-          resolve(done({ outcome, status, body: text || null, error: outcome === 'failed' ? `answered ${status}` : null }));
+          const throttle = THROTTLING.has(status) ? { retryAfterMs: retryAfterMs(response.headers['retry-after']) } : undefined;
+          resolve(done({ outcome, status, body: text || null, error: outcome === 'failed' ? `answered ${status}` : null, throttle }));
         };
         response.on('data', (chunk: Buffer) => {
           read += chunk.length;

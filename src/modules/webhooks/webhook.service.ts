@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ownedBy } from '../../platform/database/tenancy';
 import { rowDate, type PgTimestamp } from '../../platform/database/rows';
-import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors/errors';
+import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../platform/errors/errors';
 import type { ServiceContext } from '../../platform/service-context';
 import { canSeeOrganization } from '../access';
 import { TEST_EVENT_TYPE } from './event-types';
@@ -165,11 +165,29 @@ export class WebhookService {
     return { webhook: webhookOf(this.sc.em, row), secret };
   }
 
+  /**
+   * Counts a test event or a redelivery against the endpoint's WEBHOOK_MANUAL_SENDS_PER_MINUTE, in the transaction that
+   * holds its row (exact across instances); past it, 429 until the minute ends, and the transaction writes nothing.
+   */
+  private async countManualSend(em: EntityManager, endpointId: string): Promise<void> {
+    const [row] = await em.execute<Array<{ sends: number; retry_after: number }>>(`update webhook_endpoint set
+        manual_sends = case when manual_window_started_at > clock_timestamp() - interval '1 minute' then manual_sends + 1 else 1 end,
+        manual_window_started_at = case when manual_window_started_at > clock_timestamp() - interval '1 minute'
+          then manual_window_started_at else clock_timestamp() end
+      where id = ? returning manual_sends as sends,
+        ceil(extract(epoch from manual_window_started_at + interval '1 minute' - clock_timestamp()))::int as retry_after`, [endpointId]);
+    const limit = this.settings.manualSendsPerMinute;
+    if (row.sends > limit) {
+      throw new TooManyRequestsError(`At most ${limit} test events and redeliveries per webhook per minute`, Math.max(1, row.retry_after));
+    }
+  }
+
   /** Queues a `webhook.test` event for this endpoint only, whatever types it subscribed to. */
   async sendTest(id: string): Promise<WebhookEvent> {
     return this.sc.em.transactional(async (em) => {
       const endpoint = await this.endpointRow(em, id, true);
       if (endpoint.disabled_at) throw new ConflictError('The webhook is disabled: enable it before sending a test event');
+      await this.countManualSend(em, endpoint.id);
       const [event] = await em.execute<EventRow[]>(`insert into webhook_event (organization_id, type, payload)
         select ?, ?::text, jsonb_build_object('type', ?::text, 'timestamp', webhook_time(clock_timestamp()),
           'data', jsonb_build_object('webhook_id', ?::uuid, 'organization_id', ?::uuid))
@@ -200,6 +218,7 @@ export class WebhookService {
     return this.sc.em.transactional(async (em) => {
       const endpoint = await this.endpointRow(em, id, true);
       if (endpoint.disabled_at) throw new ConflictError('The webhook is disabled: enable it before redelivering');
+      await this.countManualSend(em, endpoint.id);
       const rows = await em.execute<EventRow[]>(`update webhook_delivery d
           set status = 'pending', next_attempt_at = clock_timestamp(), finished_at = null
         from webhook_attempt a, webhook_event e

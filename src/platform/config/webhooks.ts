@@ -20,8 +20,16 @@ export function webhooks(production: boolean) {
     retentionMs: durationVar('WEBHOOK_RETENTION', '30d', 60000, 365 * DAY * 1000),
     /** How often an instance looks for due deliveries when no notification woke it (retries, a missed NOTIFY). */
     pollIntervalMs: durationVar('WEBHOOK_POLL_INTERVAL', '1s', 10, 600000),
-    /** Attempts in flight at once on one instance. */
-    concurrency: intVar('WEBHOOK_CONCURRENCY', 32, 1, 1000),
+    /** Attempts in flight at once on one instance: room for several tenants' shares (below) at once. */
+    concurrency: intVar('WEBHOOK_CONCURRENCY', 128, 1, 1000),
+    /** Attempts in flight at once to one endpoint, across the fleet. */
+    maxInFlightPerEndpoint: intVar('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 16, 1, 1000),
+    /** Attempts in flight at once to one organization's endpoints, across the fleet: a tenant's share. */
+    maxInFlightPerOrganization: intVar('WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION', 32, 1, 10000),
+    /** After this many failed attempts in a row, an endpoint gets one attempt in flight at a time until one succeeds. */
+    breakerAfter: intVar('WEBHOOK_BREAKER_AFTER', 5, 1, 1000),
+    /** Test events and redeliveries one endpoint may be asked for per minute (429 beyond). */
+    manualSendsPerMinute: intVar('WEBHOOK_MANUAL_SENDS_PER_MINUTE', 20, 1, 10000),
     /** Only https:// URLs (production's default). */
     httpsOnly: boolVar('WEBHOOK_HTTPS_ONLY', production),
     /** Networks an endpoint may resolve to although they are private, loopback or link-local (development, tests). */
