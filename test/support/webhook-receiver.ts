@@ -14,6 +14,8 @@ export interface Received {
   at: number;
 }
 
+type Answer = number | { status: number; headers: Record<string, string> };
+
 /**
  * A webhook receiver on loopback, as an integration would run one: records every request and answers with the
  * status `answer` gives for the n-th request to a path (200 by default), optionally after a delay.
@@ -22,7 +24,8 @@ export class WebhookReceiver {
   readonly received: Received[] = [];
   private server!: http.Server;
   url = '';
-  answer: (path: string, nth: number) => number | Promise<number> = () => 200;
+  /** The status, or the status and headers, of the n-th request to a path. */
+  answer: (path: string, nth: number) => Answer | Promise<Answer> = () => 200;
   private readonly counts = new Map<string, number>();
   private readonly waiters: Array<() => void> = [];
 
@@ -39,8 +42,9 @@ export class WebhookReceiver {
           signature: String(req.headers['webhook-signature']), body: Buffer.concat(chunks).toString('utf8'), path, at: Date.now(),
         });
         for (const w of this.waiters.splice(0)) w();
-        const status = await this.answer(path, nth);
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `status ${status}`);
+        const answer = await this.answer(path, nth);
+        const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : `status ${status}`);
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));

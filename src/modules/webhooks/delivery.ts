@@ -86,6 +86,11 @@ export class WebhookDelivery {
   private flushing: Promise<void> = Promise.resolve();
   private pollTimer: NodeJS.Timeout | null = null;
   private idle: Array<() => void> = [];
+  /**
+   * Endpoints paused by a throttling answer this instance got (epoch ms): known before the result is written, so that
+   * an attempt claimed meanwhile is given back rather than sent. Other instances learn it from the endpoint's row.
+   */
+  private readonly paused = new Map<string, number>();
   /** Claims failing (the database unreachable): said once, and once when they work again, not at every poll. */
   private claimsFailing = false;
 
@@ -192,6 +197,9 @@ export class WebhookDelivery {
         [this.leaseSeconds, this.leaseSeconds, delivery.id, delivery.attempt]);
         if (!renewed.length) return;
       }
+      const pausedUntil = this.paused.get(delivery.endpoint_id) ?? 0;
+      if (pausedUntil > Date.now()) return await this.giveBack(delivery, pausedUntil - Date.now());
+      this.paused.delete(delivery.endpoint_id);
       const attemptedAt = new Date();
       // A trace per attempt (docs/tracing.md): the http instrumentation's client span nests under it.
       const result = await inSpan('webhook attempt', {
@@ -207,12 +215,25 @@ export class WebhookDelivery {
         this.metrics.webhookEventsDelivered.inc({ type: delivery.type });
         this.metrics.webhookDeliveryLag.observe(Math.max(0, Date.now() / 1000 - delivery.created_epoch));
       }
-      this.results.push({ ...result, delivery, attemptedAt, retryInMs: this.retryIn(delivery.attempt, result), pauseMs: this.pauseOf(result) });
-      this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+      const pauseMs = this.pauseOf(result);
+      this.results.push({ ...result, delivery, attemptedAt, retryInMs: this.retryIn(delivery.attempt, result), pauseMs });
+      if (pauseMs) {
+        this.paused.set(delivery.endpoint_id, Math.max(this.paused.get(delivery.endpoint_id) ?? 0, Date.now() + pauseMs));
+        // The pause written now, not after the linger: the other instances read it from the endpoint's row.
+        if (this.flushTimer) clearTimeout(this.flushTimer);
+        void this.flush();
+      } else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
     } catch (err) {
       // Nothing written: the lease runs out and the delivery is attempted again.
       this.log.error({ err: (err as Error).message, delivery: delivery.id }, 'webhooks: an attempt could not be made');
     }
+  }
+
+  /** A claim not attempted (its endpoint paused meanwhile): not counted, due again when the pause ends. */
+  private async giveBack(delivery: Claimed, inMs: number): Promise<void> {
+    await this.sql(`update webhook_delivery set attempts = attempts - 1, leased_until = null,
+        next_attempt_at = clock_timestamp() + ? * interval '1 millisecond'
+      where id = ? and attempts = ? and status = 'pending'`, [inMs, delivery.id, delivery.attempt]);
   }
 
   /**
