@@ -715,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * Sends the attempt's event to the endpoint again, now, with the same `webhook-id`.
-         * @description The delivery is queued again now (its attempts go on counting), whether it succeeded, failed or is still waiting; 409 when the endpoint is disabled.
+         * @description The delivery is queued again now (its attempts go on counting), whether it succeeded, failed or is still waiting; 409 when the endpoint is disabled; 429 past WEBHOOK_MANUAL_SENDS_PER_MINUTE (20) test events and redeliveries to the endpoint in a minute.
          */
         post: operations["redeliverWebhookAttempt"];
         delete?: never;
@@ -755,7 +755,7 @@ export interface paths {
         put?: never;
         /**
          * Queues a `webhook.test` event for this endpoint; its attempts are listed as any other.
-         * @description The event (`webhook.test`, with the endpoint's and organization's ids) goes to this endpoint only, whatever event types it subscribed to; 409 when the endpoint is disabled.
+         * @description The event (`webhook.test`, with the endpoint's and organization's ids) goes to this endpoint only, whatever event types it subscribed to; 409 when the endpoint is disabled; 429 past WEBHOOK_MANUAL_SENDS_PER_MINUTE (20) test events and redeliveries to the endpoint in a minute.
          */
         post: operations["sendTestWebhook"];
         delete?: never;

@@ -88,10 +88,10 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'sendTestWebhook', method: 'post', prefix: 'svc', path: '/webhooks/:webhookId/test', tag,
     summary: 'Queues a `webhook.test` event for this endpoint; its attempts are listed as any other.',
-    description: 'The event (`webhook.test`, with the endpoint\'s and organization\'s ids) goes to this endpoint only, whatever event types it subscribed to; 409 when the endpoint is disabled.',
+    description: 'The event (`webhook.test`, with the endpoint\'s and organization\'s ids) goes to this endpoint only, whatever event types it subscribed to; 409 when the endpoint is disabled; 429 past WEBHOOK_MANUAL_SENDS_PER_MINUTE (20) test events and redeliveries to the endpoint in a minute.',
     params: WebhookParams,
     success: { status: 202, description: '`{ event }`: queued', schema: EVENT },
-    errors: [409],
+    errors: [409, 429],
     async handler({ params, ...sc }) {
       return { status: 202, body: { event: toRest(await new WebhookService(sc).sendTest(params.webhookId)) } };
     },
@@ -111,10 +111,10 @@ export const webhookRoutes: RouteDef[] = [
   route({
     operationId: 'redeliverWebhookAttempt', method: 'post', prefix: 'svc', path: '/webhooks/:webhookId/attempts/:attemptId/redeliver', tag,
     summary: 'Sends the attempt\'s event to the endpoint again, now, with the same `webhook-id`.',
-    description: 'The delivery is queued again now (its attempts go on counting), whether it succeeded, failed or is still waiting; 409 when the endpoint is disabled.',
+    description: 'The delivery is queued again now (its attempts go on counting), whether it succeeded, failed or is still waiting; 409 when the endpoint is disabled; 429 past WEBHOOK_MANUAL_SENDS_PER_MINUTE (20) test events and redeliveries to the endpoint in a minute.',
     params: WebhookAttemptParams,
     success: { status: 202, description: '`{ event }`: queued', schema: EVENT },
-    errors: [409],
+    errors: [409, 429],
     async handler({ params, ...sc }) {
       return { status: 202, body: { event: toRest(await new WebhookService(sc).redeliver(params.webhookId, params.attemptId)) } };
     },
