@@ -152,10 +152,12 @@ export class WebhookDelivery {
     if (claimed.length < free && this.wakes === wakes) this.drained = true;
     for (const delivery of claimed) {
       this.inFlight++;
-      void this.attempt(delivery).finally(() => {
+      // The next claim waits for this attempt's result to be written (flush): until then its lease counts in its
+      // endpoint's and organization's shares, so a claim made at its end would find no room.
+      void this.attempt(delivery).then((queued) => {
         this.inFlight--;
         if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
-        void this.pump();
+        if (!queued) void this.pump();
       });
     }
     if (!this.drained) void this.pump();
@@ -187,7 +189,8 @@ export class WebhookDelivery {
     };
   }
 
-  private async attempt(delivery: Claimed): Promise<void> {
+  /** True when a result is queued for the next flush (which claims again); false when nothing is (the caller claims). */
+  private async attempt(delivery: Claimed): Promise<boolean> {
     try {
       const waitFrom = Date.now();
       await this.pace.removeTokens(1, delivery.organization_id);
@@ -195,10 +198,13 @@ export class WebhookDelivery {
         const renewed = await this.sql(`update webhook_delivery set next_attempt_at = clock_timestamp() + make_interval(secs => ?),
             leased_until = clock_timestamp() + make_interval(secs => ?) where id = ? and attempts = ? and status = 'pending' returning id`,
         [this.leaseSeconds, this.leaseSeconds, delivery.id, delivery.attempt]);
-        if (!renewed.length) return;
+        if (!renewed.length) return false;
       }
       const pausedUntil = this.paused.get(delivery.endpoint_id) ?? 0;
-      if (pausedUntil > Date.now()) return await this.giveBack(delivery, pausedUntil - Date.now());
+      if (pausedUntil > Date.now()) {
+        await this.giveBack(delivery, pausedUntil - Date.now());
+        return false;
+      }
       this.paused.delete(delivery.endpoint_id);
       const attemptedAt = new Date();
       // A trace per attempt (docs/tracing.md): the http instrumentation's client span nests under it.
@@ -209,7 +215,7 @@ export class WebhookDelivery {
         span.setAttribute('webhook.outcome', sent.outcome);
         return sent;
       });
-      if (this.closed) return;
+      if (this.closed) return false;
       this.metrics.webhookAttempts.inc({ outcome: result.outcome });
       if (result.outcome === 'succeeded') {
         this.metrics.webhookEventsDelivered.inc({ type: delivery.type });
@@ -223,9 +229,11 @@ export class WebhookDelivery {
         if (this.flushTimer) clearTimeout(this.flushTimer);
         void this.flush();
       } else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+      return true;
     } catch (err) {
       // Nothing written: the lease runs out and the delivery is attempted again.
       this.log.error({ err: (err as Error).message, delivery: delivery.id }, 'webhooks: an attempt could not be made');
+      return false;
     }
   }
 
@@ -257,7 +265,11 @@ export class WebhookDelivery {
     this.flushTimer = null;
     const batch = this.results.splice(0);
     if (!batch.length) return this.flushing;
-    this.flushing = this.flushing.then(() => inSpan('webhook record', { 'webhook.attempts': batch.length }, () => this.record(batch))).catch((err) => {
+    this.flushing = this.flushing.then(() => inSpan('webhook record', { 'webhook.attempts': batch.length }, () => this.record(batch))).then(() => {
+      // Their leases are released: room in their shares, claim again.
+      this.drained = false;
+      void this.pump();
+    }, (err) => {
       // The lease runs out and these deliveries are attempted again: at least once.
       this.log.error({ err: (err as Error).message, attempts: batch.length }, 'webhooks: attempts could not be recorded; they will be retried');
     });

@@ -144,10 +144,16 @@ describe('circuit breaker', () => {
       const { id } = await registerWebhook(t.url, token, { organizationId: ORG.atelierDemo, url: `${tarpit.url}/breaker`, eventTypes: ['project.archived'] });
       for (let i = 0; i < 10; i++) expect((await sendTest(t, token, id)).status).toBe(202);
       // The first attempts, all at once (10 of at most 16), then time out: 10 failures in a row, past the 5 that open it.
-      const deadline = Date.now() + 5000;
-      while (tarpit.arrivals.filter((a) => a.path === '/breaker').length < 10 && Date.now() < deadline) await sleep(50);
+      const deadline = Date.now() + 10000;
+      while (tarpit.peakByPath.get('/breaker') !== 10 && Date.now() < deadline) await sleep(20);
       expect(tarpit.peakByPath.get('/breaker')).toBe(10);
-      await sleep(1500);
+      let failures = 0;
+      while ((failures < 10 || tarpit.held('/breaker') > 1) && Date.now() < deadline + 5000) {
+        await sleep(50);
+        [{ consecutive_failures: failures }] = await queryRows<{ consecutive_failures: number }>(t.databaseUrl,
+          'select consecutive_failures from webhook_endpoint where id = $1', [id]);
+      }
+      expect(failures).toBeGreaterThanOrEqual(10);
       tarpit.resetPeaks();
       const before = tarpit.arrivals.filter((a) => a.path === '/breaker').length;
       await sleep(3000);
