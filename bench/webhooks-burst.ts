@@ -9,7 +9,7 @@ import { benchServer, median, withScratchDatabase } from './support';
 import { DEMO_IDS } from '../src/seed/demo-ids';
 
 /**
- * Webhooks (issue 26; figures in docs/benchmarks.md, "Webhooks"): "10,000 answers inserted in 100 transactions,
+ * The burst part of `npm run bench webhooks` (bench/webhooks.bench.ts; issue 26; figures in docs/benchmarks.md, "Webhooks"): "10,000 answers inserted in 100 transactions,
  * three endpoints: time from commit to receipt (p50, p99), attempts per second, and the write cost the outbox adds
  * per version."
  *
@@ -283,7 +283,7 @@ async function writeCost(writer: Writer, blocks: number, perBlock: number, perTr
   return { none: median(times.none), three: median(times.three) };
 }
 
-export async function run(): Promise<void> {
+export async function burst(): Promise<void> {
   await withScratchDatabase('webhooks', 10, async (orm, url) => {
     const receivers = await Promise.all(Array.from({ length: ENDPOINTS }, () => new Receiver().start()));
     const clients = [new Client({ connectionString: url }), new Client({ connectionString: url })];
