@@ -176,6 +176,9 @@ async function measure(db: WebhooksCluster, writers: Writers, receiver: HookRece
   const profile = PROFILE ? summarizeProfiles(profileDir, window.fromUs, window.toUs) : null;
   const result: Figures = { ...figures, profile: profile ? profileLines(`${instances} instance(s)`, profile, figures.cpu.service * figures.windowMs) : [] };
   console.log(summary(result));
+  if (result.commitsPerSecond < 0.95 * RATE) {
+    console.log(`webhooks: ${label}: WARNING: ${fmt(result.commitsPerSecond)} commits/s achieved of the ${RATE} offered: the configurations compare only at the same achieved rate`);
+  }
   return result;
 }
 
@@ -201,6 +204,7 @@ function report(runs: Figures[]): void {
     ['**deliveries / commits** (target ≥ 1x)', (f) => `**${(f.receivedPerSecond / f.commitsPerSecond).toFixed(2)}x**`],
     ['backlog (pending) when the writers stopped', (f) => fmt(f.backlog)],
     ['time to drain after the writers\' stop', (f) => (f.drainMs === null ? `not drained in ${DRAIN_SECONDS} s (${f.missing} missing)` : `${(f.drainMs / 1000).toFixed(1)} s`)],
+    ['delivered/s while draining (backlog / time to drain), for comparison', (f) => (f.drainMs ? fmt(f.backlog / (f.drainMs / 1000)) : '-')],
     ['duplicates; unsuccessful attempts', (f) => `${f.duplicates}; ${f.unsuccessful}`],
     ['commit → receipt p50 / p99 / max', (f) => `${ms(percentile(f.latencies, 50))} / ${ms(percentile(f.latencies, 99))} / ${ms(f.latencies.length ? Math.max(...f.latencies) : NaN)} (n = ${fmt(f.latencies.length)})`],
     ['CPU, cores: service (all instances) / PostgreSQL', (f) => `${f.cpu.service.toFixed(2)} / ${f.cpu.cluster.toFixed(2)}`],
