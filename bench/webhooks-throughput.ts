@@ -174,6 +174,7 @@ async function measure(db: WebhooksCluster, writers: Writers, receiver: HookRece
     await afterFleet(admin);
   }
   const profile = PROFILE ? summarizeProfiles(profileDir, window.fromUs, window.toUs) : null;
+  if (PROFILE && !profile) console.log(`webhooks: ${label}: no CPU profile in ${profileDir} (an instance killed at its stop writes none)`);
   const result: Figures = { ...figures, profile: profile ? profileLines(`${instances} instance(s)`, profile, figures.cpu.service * figures.windowMs) : [] };
   console.log(summary(result));
   if (result.commitsPerSecond < 0.95 * RATE) {
