@@ -16,6 +16,8 @@ import { buildDataset } from './dataset';
 
 const PG_BIN = process.env.BENCH_WEBHOOKS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 export const ROOT = path.resolve('.data/bench-webhooks');
+/** pg_stat_statements.track: `top` (a function's or trigger's statements count in the one that called it) or `all`. */
+const TRACK = process.env.BENCH_WEBHOOKS_PGSS_TRACK === 'all' ? 'all' : 'top';
 
 export interface WebhooksCluster {
   cluster: Cluster;
@@ -40,7 +42,7 @@ export async function startWebhooksCluster(projects: number): Promise<WebhooksCl
     root: ROOT, pgBin: PG_BIN, bench: 'webhooks', pgBinVariable: 'BENCH_WEBHOOKS_PG_BIN', source: 'bench/webhooks.bench.ts',
     // 32 writers, two instances' pools (requests, delivery, decoding) and the bench's connections.
     settings: ['shared_buffers = 256MB', 'max_connections = 200',
-      ...(statements ? ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track = top'] : [])],
+      ...(statements ? ["shared_preload_libraries = 'pg_stat_statements'", `pg_stat_statements.track = ${TRACK}`] : [])],
   });
   const url = withDatabase(cluster.serverUrl, 'webhooks');
   const admin = new Client({ connectionString: url, application_name: 'webhooks admin' });
@@ -122,7 +124,7 @@ export interface StatementFigures {
 
 /** What a statement is, from its text. */
 function statementLabel(query: string): string {
-  if (/with due as/i.test(query)) return 'claim';
+  if (/with due as|webhook_claim/i.test(query)) return 'claim';
   if (/jsonb_to_recordset/i.test(query) && /insert into webhook_attempt/i.test(query)) return 'record';
   if (/failing_since/i.test(query)) return 'endpoint health';
   if (/^\s*insert into document_version/i.test(query)) return 'writers\' insert (the outbox\'s trigger in it)';
@@ -130,16 +132,17 @@ function statementLabel(query: string): string {
 }
 
 /**
- * pg_stat_statements of this database since its last reset (track = top: a trigger's statements count in the one that
- * fired it): the statements naming a webhook_ table, and the writers' INSERT (the outbox's trigger inside), by total time.
+ * pg_stat_statements of this database since its last reset (with track = top, a trigger's or function's statements
+ * count in the one that called it): the statements naming a webhook_ table or webhook_claim, and the writers' INSERT
+ * (the outbox's trigger inside), by total time.
  */
 export async function statementStats(admin: Client): Promise<StatementFigures[]> {
   const { rows } = await admin.query<{ calls: string; total: number; mean: number; rows: string; query: string }>(`select calls, total_exec_time as total,
       mean_exec_time as mean, rows, query from pg_stat_statements
     where dbid = (select oid from pg_database where datname = current_database())
-      and (query ~* 'webhook_(delivery|attempt|event|endpoint)' or query ~* '^\\s*insert into document_version')
+      and (query ~* 'webhook_(delivery|attempt|event|endpoint|claim)' or query ~* '^\\s*insert into document_version')
       and query !~* 'pg_stat_statements' and query !~* '^\\s*select count\\(\\*\\)::int as (n|total)'
-    order by total_exec_time desc limit 8`);
+    order by total_exec_time desc limit 12`);
   return rows.map((r) => ({
     label: statementLabel(r.query), calls: Number(r.calls), meanMs: r.mean, totalMs: r.total, rows: Number(r.rows),
     query: r.query.replace(/\s+/g, ' ').slice(0, 90),

@@ -28,8 +28,8 @@ import { throughput } from './webhooks-throughput';
  *   organization of the data set (Atelier Demo, Atelier Nord: the demo architect administers both, so they are made
  *   over REST), `contractor.answered`, pointing at a receiver in this process that answers 200 at once
  *   (bench/webhooks-receivers.ts; it keeps the first receipt of each `webhook-id` and counts repeats).
- *   WEBHOOK_MAX_ATTEMPTS_PER_SECOND=100000 (no pacing, as write-ceiling); the other webhook settings as shipped
- *   (WEBHOOK_CONCURRENCY 32). Writers: bench/write-ceiling-writers.ts in a process of its own, BENCH_WRITERS (32) `pg`
+ *   WEBHOOK_MAX_ATTEMPTS_PER_SECOND=100000 (no pacing, as write-ceiling); the other webhook settings as the build ships
+ *   them. Writers: bench/write-ceiling-writers.ts in a process of its own, BENCH_WRITERS (32) `pg`
  *   connections, one ANSWERED version per autocommit INSERT, each writer on its own projects, held at
  *   BENCH_WEBHOOKS_RATE commits/s in all (default 1,000, near what write-ceiling's 32 writers reach with capture on:
  *   the same offered load for every configuration). Configurations BENCH_WEBHOOKS_INSTANCES (default `1,2`); each: a
@@ -42,19 +42,23 @@ import { throughput } from './webhooks-throughput';
  *   with its delivery by the payload's `data.document_id` and `data.version`); CPU over the window (bench/proc-cpu.ts):
  *   the instances, PostgreSQL (postmaster and children), the writers, this process (the receiver), the machine's idle.
  *   With pg_stat_statements: reset at the window's start, read at its end, the statements naming a webhook table by
- *   total time (calls, mean, total, rows; the claim is `with due as`, the record `jsonb_to_recordset`).
+ *   total time (calls, mean, total, rows; the claim is `with due as`, or `webhook_claim` once claims are a function, the
+ *   record `jsonb_to_recordset`), and the writers' INSERT (the outbox's trigger inside); BENCH_WEBHOOKS_PGSS_TRACK=all
+ *   counts the statements inside functions and triggers too.
  *   BENCH_WEBHOOKS_PROFILE=1: the instances run with `--cpu-prof` (files under .data/bench-webhooks/profiles/), cut to
  *   the window (bench/webhooks-profile.ts): self time by area (pg client, decoding, signature, HTTP and sockets, the
  *   delivery loop's code, event loop, GC...), the top functions by self time, and the webhooks module's functions with
  *   what they call synchronously. The receiver's share is this process's CPU; the database's, pg_stat_statements.
  * - **tarpit** (bench/webhooks-tarpit.ts): "the other tenant's delay under the tarpit flood". Atelier Demo (A) has
  *   BENCH_TARPIT_ENDPOINTS (12) endpoints on a tarpit (a TCP server on loopback that accepts and never answers nor
- *   closes); Atelier Nord (B) one on a receiver answering 200 at once. The webhooks' settings as shipped (WEBHOOK_TIMEOUT
- *   10 s, WEBHOOK_CONCURRENCY 32, WEBHOOK_MAX_ATTEMPTS_PER_SECOND 100, retries 5 s, ...) but the two above. Per
+ *   closes); Atelier Nord (B) one on a receiver answering 200 at once. The webhooks' settings as the build ships them (at
+ *   2821530: WEBHOOK_TIMEOUT 10 s, WEBHOOK_CONCURRENCY 32, WEBHOOK_MAX_ATTEMPTS_PER_SECOND 100, retry after 5 s) but the
+ *   two above, and WEBHOOK_MANUAL_SENDS_PER_MINUTE=10000 (an API limit on test events per endpoint, 20 a minute where a
+ *   build has it: B's endpoint gets 80 in a minute; a 429 is waited out and retried all the same, and counted). Per
  *   configuration (BENCH_TARPIT_INSTANCES, default `1,2`): first nothing else queued (baseline): B's test event
  *   (POST /api/svc/v1/webhooks/{id}/test) every BENCH_TARPIT_GAP_MS (500) for BENCH_SECONDS, each timed from its 202 to
  *   its receipt (by `webhook-id`, the event's id in the 202); then A's flood, BENCH_TARPIT_TESTS (10) test events per
- *   endpoint, the endpoints at once, each endpoint's one after the other, as fast as the API answers (its quota is
+ *   endpoint, the endpoints at once, each endpoint's one after the other, as fast as the API answers (its quotas are
  *   lifted, above); at once B's test events as before. Receipts are waited for up to BENCH_TARPIT_WAIT_SECONDS (90)
  *   after the last. Reported: p50, p99 and max delay, and how many arrived; the most connections the tarpit held at once.
  */
