@@ -30,6 +30,8 @@ export interface FleetOptions {
   label: string;
   /** Added last (BENCH_SERVER_ENV). */
   env: Record<string, string>;
+  /** Node's flags added to BENCH_SERVER_NODE_FLAGS's (bench/webhooks-throughput.ts: `--cpu-prof`). */
+  nodeFlags?: string[];
 }
 
 /** Every instance's, so that one token serves them all (its issuer) and /metrics is served on the main port. */
@@ -51,7 +53,7 @@ export class Instance {
     const logFile = path.join(options.logDir, `${options.label}-${index}.log`);
     const fd = openSync(logFile, 'w');
     // Node's own flags for the instances, as bench/server-process.ts takes them (e.g. BENCH_SERVER_NODE_FLAGS="--cpu-prof").
-    const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    const flags = [...(process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...(options.nodeFlags ?? [])];
     const child = spawn(process.execPath, [...flags, path.join(__dirname, '..', 'src', `server${path.extname(__filename)}`)], {
       cwd: options.logDir,
       env: {

@@ -28,6 +28,8 @@ export interface WritersJob {
   ratePerSecond?: number;
   /** The connections' application_name (default `write-ceiling writer`). */
   applicationName?: string;
+  /** Every commit's document, version and time in `WritersResult.commitTimes` (bench/webhooks-throughput.ts). */
+  recordCommits?: boolean;
 }
 
 export interface WritersResult {
@@ -47,6 +49,8 @@ export interface WritersResult {
   maxMs: number;
   /** Commits of watched documents: [documentId, commit time on the epoch clock in ms (performance.timeOrigin based)]. */
   watchedCommits: Array<[string, number]>;
+  /** With `recordCommits`: every commit, [documentId, version, commit time on the epoch clock in ms]. */
+  commitTimes?: Array<[string, number, number]>;
 }
 
 const INSERT = `insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, discount, sent_at)
@@ -72,6 +76,7 @@ async function prepare(job: WritersJob): Promise<Array<{ client: Client; documen
 async function write(job: WritersJob, writers: Awaited<ReturnType<typeof prepare>>): Promise<WritersResult> {
   const watched = new Set(job.watched);
   const watchedCommits: Array<[string, number]> = [];
+  const commitTimes: Array<[string, number, number]> | undefined = job.recordCommits ? [] : undefined;
   const durations: number[] = [];
   const perWriter = writers.map(() => 0);
   let errors = 0;
@@ -103,6 +108,7 @@ async function write(job: WritersJob, writers: Awaited<ReturnType<typeof prepare
       durations.push(t1 - t0);
       perWriter[i]++;
       if (watched.has(document)) watchedCommits.push([document, performance.timeOrigin + t1]);
+      commitTimes?.push([document, version, performance.timeOrigin + t1]);
     }
   }));
   const elapsedMs = performance.now() - started;
@@ -112,7 +118,7 @@ async function write(job: WritersJob, writers: Awaited<ReturnType<typeof prepare
     commits: durations.length, errors, firstError, elapsedMs, cpuMs: (used.user + used.system) / 1000,
     perWriterMin: Math.min(...perWriter), perWriterMax: Math.max(...perWriter),
     p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), maxMs: sorted.length ? sorted[sorted.length - 1] : 0,
-    watchedCommits,
+    watchedCommits, commitTimes,
   };
 }
 
