@@ -13,13 +13,27 @@ import type { WebhooksConfig } from '../../platform/config';
 /** ipaddr.js's name for the addresses of the public Internet; every other range is refused. */
 const PUBLIC = 'unicast';
 
+/** IPv4-compatible IPv6 (RFC 4291, deprecated): ipaddr.js calls it unicast, whatever IPv4 address it carries. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
 export class TargetRefused extends Error {}
 
+/**
+ * An IPv6 address ending in dotted IPv4 with its last 32 bits as two hex groups instead: ipaddr.js reads `::a.b.c.d`
+ * as `::ffff:a.b.c.d` (IPv4-mapped), and the resolver writes an IPv4-compatible address in just that form.
+ */
+const hexTail = (address: string) => (!address.includes(':') ? address
+  : address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
+    `${((Number(a) << 8) + Number(b)).toString(16)}:${((Number(c) << 8) + Number(d)).toString(16)}`));
+
 function addressAllowed(address: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): boolean {
-  if (!ipaddr.isValid(address)) return false;
+  const text = hexTail(address);
+  if (!ipaddr.isValid(text)) return false;
   // IPv4 written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is.
-  const ip = ipaddr.process(address);
+  const ip = ipaddr.process(text);
   if (config.allowedNetworks.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits))) return true;
+  // ::/96 holds :: and ::1 too, refused as such; ::1 passes only when WEBHOOK_ALLOWED_NETWORKS names it (above).
+  if (ip.kind() === 'ipv6' && ip.match(IPV4_COMPATIBLE)) return false;
   return ip.range() === PUBLIC;
 }
 

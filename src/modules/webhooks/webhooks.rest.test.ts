@@ -73,6 +73,15 @@ describe('POST /api/svc/v1/webhooks (createWebhook)', () => {
     expect(res.status).toBe(409);
     expect(res.body.message).toContain('at most 12');
   });
+
+  it('refuses IPv4-compatible IPv6 addresses (::/96) with 400, and still the 6to4, Teredo, NAT64 and IPv4-mapped ones', async () => {
+    const compatible = ['http://[::7f00:1]/', 'http://[::a9fe:a9fe]/latest', 'http://[::10.0.0.1]/', 'http://[::8.8.8.8]/'];
+    const before = ['http://[2002:a9fe:a9fe::]/', 'http://[2001::a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[::ffff:169.254.169.254]/'];
+    for (const url of [...compatible, ...before]) {
+      const res = await create(valid({ url }));
+      expect([url, res.status, res.body.errors?.[0]?.field]).toEqual([url, 400, 'url']);
+    }
+  });
 });
 
 describe('GET /api/svc/v1/webhooks (listWebhooks)', () => {
