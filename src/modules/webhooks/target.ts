@@ -16,7 +16,21 @@ const PUBLIC = 'unicast';
 /** IPv4-compatible IPv6 (RFC 4291, deprecated): ipaddr.js calls it unicast, whatever IPv4 address it carries. */
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
-export class TargetRefused extends Error {}
+/**
+ * What a refused target is told, whatever the reason: one text for a name that resolves to a refused address, a name
+ * that does not resolve and a refused IP literal, so that an organization learns neither what the network's names
+ * resolve to nor which of them exist. The reason goes to the log (`detail`).
+ */
+const REFUSED = 'must reach a public address';
+
+export class TargetRefused extends Error {
+  constructor(
+    /** For the log only: the host, and the addresses it resolved to or why it did not resolve. */
+    readonly detail: { host: string; addresses?: string[]; dnsError?: string },
+  ) {
+    super(REFUSED);
+  }
+}
 
 /**
  * An IPv6 address ending in dotted IPv4 with its last 32 bits as two hex groups instead: ipaddr.js reads `::a.b.c.d`
@@ -55,27 +69,29 @@ export function urlProblem(raw: string, config: Pick<WebhooksConfig, 'httpsOnly'
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 /**
- * For a URL whose host is an IP address (Node's connections skip the DNS lookup for those): why it is refused,
- * or null. A name is judged by `guardedLookup` as the connection resolves it.
+ * For a URL whose host is an IP address (Node's connections skip the DNS lookup for those): its refusal, or null. A
+ * name is judged by `guardedLookup` as the connection resolves it.
  */
-export function literalRefusal(raw: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): string | null {
+export function literalRefusal(raw: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): TargetRefused | null {
   const host = hostOf(new URL(raw));
   if (!ipaddr.isValid(host) || addressAllowed(host, config)) return null;
-  return `${host} is a private, loopback or reserved address`;
+  return new TargetRefused({ host, addresses: [host] });
 }
 
-/** Resolves the URL's host as a connection would; throws TargetRefused when any address it gives is not allowed. */
+/**
+ * Resolves the URL's host as a connection would; throws TargetRefused when it does not resolve or any address it
+ * gives is not allowed (the same message either way: TargetRefused).
+ */
 export async function checkTarget(raw: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): Promise<void> {
   const host = hostOf(new URL(raw));
   const addresses = ipaddr.isValid(host) ? [host] : await resolveAll(host);
-  const refused = addresses.find((a) => !addressAllowed(a, config));
-  if (refused !== undefined) throw new TargetRefused(`the host resolves to ${refused}, a private, loopback or reserved address`);
+  if (addresses.some((a) => !addressAllowed(a, config))) throw new TargetRefused({ host, addresses });
 }
 
 function resolveAll(host: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     dnsLookup(host, { all: true }, (err, addresses) => {
-      if (err) reject(new TargetRefused(`the host does not resolve (${err.code ?? err.message})`));
+      if (err) reject(new TargetRefused({ host, dnsError: err.code ?? err.message }));
       else resolve(addresses.map((a) => a.address));
     });
   });
@@ -89,8 +105,9 @@ export function guardedLookup(config: Pick<WebhooksConfig, 'allowedNetworks'>): 
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
-      const refused = addresses.find((a) => !addressAllowed(a.address, config));
-      if (refused) return callback(new TargetRefused(`${hostname} resolves to ${refused.address}, a private, loopback or reserved address`), '', 0);
+      if (addresses.some((a) => !addressAllowed(a.address, config))) {
+        return callback(new TargetRefused({ host: hostname, addresses: addresses.map((a) => a.address) }), '', 0);
+      }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);
     });

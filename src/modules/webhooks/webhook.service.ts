@@ -83,15 +83,19 @@ export class WebhookService {
     return rows[0];
   }
 
-  /** Refuses a URL that cannot be delivered to under this configuration (400 on `url`). */
+  /**
+   * Refuses a URL that cannot be delivered to under this configuration (400 on `url`). A refused target is told in
+   * TargetRefused's one message; what its host resolved to, or why it did not, goes to the log only.
+   */
   private async checkUrl(url: string): Promise<void> {
     const problem = urlProblem(url, this.settings);
     if (problem) throw new ValidationError([{ field: 'url', message: problem }]);
     try {
       await checkTarget(url, this.settings);
     } catch (err) {
-      if (err instanceof TargetRefused) throw new ValidationError([{ field: 'url', message: `must reach a public address: ${err.message}` }]);
-      throw err;
+      if (!(err instanceof TargetRefused)) throw err;
+      this.sc.log?.warn({ target: err.detail }, 'webhooks: a URL was refused: it does not reach a public address');
+      throw new ValidationError([{ field: 'url', message: err.message }]);
     }
   }
 

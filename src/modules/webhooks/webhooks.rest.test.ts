@@ -30,6 +30,9 @@ afterAll(async () => {
 const create = (body: Record<string, unknown>, token = architect) => request(t.url, 'POST', BASE, { token, body });
 const valid = (extra: Record<string, unknown> = {}) => ({ organization_id: ORG.atelierNord, url: `${receiver.url}/ops`, event_types: ['contractor.answered'], ...extra });
 
+/** An IP address in a text: IPv4 dotted, or IPv6 (`::`, or hex groups joined by colons). */
+const ADDRESS = /\b\d{1,3}(\.\d{1,3}){3}\b|::|\b[0-9a-f]{1,4}(:[0-9a-f]{1,4}){2,}\b/i;
+
 describe('POST /api/svc/v1/webhooks (createWebhook)', () => {
   it('creates an endpoint and shows its Standard Webhooks secret once', async () => {
     const res = await create(valid({ description: 'ERP' }));
@@ -72,6 +75,31 @@ describe('POST /api/svc/v1/webhooks (createWebhook)', () => {
     const res = await create(valid({ organization_id: ORG.atelierDemo }));
     expect(res.status).toBe(409);
     expect(res.body.message).toContain('at most 12');
+  });
+
+  it('refuses a name resolving to a refused address, a name that does not resolve and a refused IP with one 400 that names no address', async () => {
+    const logged: Array<{ msg: string; target?: { host: string; addresses?: string[]; dnsError?: string } }> = [];
+    const closed = await startTestApp({ WEBHOOK_ALLOWED_NETWORKS: 'none', LOG_LEVEL: 'warn' }, undefined, { logTo: { write: (line) => void logged.push(JSON.parse(line)) } });
+    try {
+      const token = await tokenFor(closed.url, 'architect@demo.test');
+      const [resolves, unknown, literal] = await Promise.all(['http://localhost/hook', 'http://webhook-target.invalid/hook', 'http://127.0.0.1/hook']
+        .map((url) => request(closed.url, 'POST', BASE, { token, body: valid({ url }) })));
+      const told = (res: typeof resolves) => ({ status: res.status, code: res.body.code, message: res.body.message, errors: res.body.errors });
+      expect(told(resolves)).toEqual({ status: 400, code: 400, message: expect.any(String), errors: [{ field: 'url', message: expect.any(String) }] });
+      expect(told(unknown)).toEqual(told(resolves));
+      expect(told(literal)).toEqual(told(resolves));
+      expect(resolves.text).not.toMatch(ADDRESS);
+      expect(unknown.text).not.toMatch(/ENOTFOUND|EAI_AGAIN|resolve/i);
+      // The reason is the operator's, in the request's log.
+      const targets = logged.filter((l) => l.target).map((l) => l.target!);
+      expect(targets).toEqual(expect.arrayContaining([
+        { host: 'localhost', addresses: expect.arrayContaining(['127.0.0.1']) },
+        { host: 'webhook-target.invalid', dnsError: expect.any(String) },
+        { host: '127.0.0.1', addresses: ['127.0.0.1'] },
+      ]));
+    } finally {
+      await closed.close();
+    }
   });
 
   it('refuses IPv4-compatible IPv6 addresses (::/96) with 400, and still the 6to4, Teredo, NAT64 and IPv4-mapped ones', async () => {
@@ -214,12 +242,14 @@ describe('production mode', () => {
       [ORG.atelierDemo, `${receiver.url.replace('127.0.0.1', 'localhost')}/private`]);
       await queryRows(prod.databaseUrl, `insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, sent_at)
         values (gen_random_uuid(), now(), now(), $1, 50, 'DECLINED', 0, now())`, [DEMO_IDS.documents.schoolDemolitionPetit]);
-      let outcomes: string[] = [];
-      for (let i = 0; i < 100 && !outcomes.length; i++) {
+      let attempts: Array<{ outcome: string; error: string }> = [];
+      for (let i = 0; i < 100 && !attempts.length; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        outcomes = (await queryRows<{ outcome: string; error: string }>(prod.databaseUrl, 'select outcome, error from webhook_attempt where endpoint_id = $1', [row.id])).map((a) => a.outcome);
+        attempts = await queryRows<{ outcome: string; error: string }>(prod.databaseUrl, 'select outcome, error from webhook_attempt where endpoint_id = $1', [row.id]);
       }
-      expect(outcomes).toEqual(['refused']);
+      expect(attempts.map((a) => a.outcome)).toEqual(['refused']);
+      // What the attempts list shows its organization: the refusal, not the address the name resolved to.
+      expect(attempts[0].error).not.toMatch(ADDRESS);
       expect(receiver.at('/private')).toEqual([]);
     } finally {
       await prod.close();

@@ -1,6 +1,7 @@
 import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { loadConfig } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
 import { WebhookSender } from './send';
 import { TargetRefused, checkTarget, guardedLookup } from './target';
 
@@ -12,6 +13,9 @@ import { TargetRefused, checkTarget, guardedLookup } from './target';
 
 const closed = loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOWED_NETWORKS: 'none' }).webhooks;
 const loopbackAllowed = loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128' }).webhooks;
+
+/** An address in the text: IPv4 dotted, or IPv6 (two colons, or hex groups with colons). */
+const ADDRESS = /\b\d{1,3}(\.\d{1,3}){3}\b|::|\b[0-9a-f]{1,4}(:[0-9a-f]{1,4}){2,}\b/i;
 
 const refusal = (url: string, config = closed) => checkTarget(url, config).then(() => null, (err: unknown) => err);
 
@@ -26,6 +30,17 @@ const REFUSED_BEFORE = ['http://[2002:7f00:1::]/', 'http://[2002:a9fe:a9fe::1]/'
   'http://169.254.169.254/', 'http://10.0.0.1/', 'http://0.0.0.0/', 'http://100.64.0.1/'];
 
 describe('checkTarget (createWebhook, updateWebhook)', () => {
+  it('refuses a name resolving to a refused address and a name that does not resolve with one message, naming no address', async () => {
+    const [resolves, unknown] = await Promise.all([refusal('http://localhost:8080/hook'), refusal('http://webhook-target.invalid/hook')]);
+    expect(resolves).toBeInstanceOf(TargetRefused);
+    expect(unknown).toBeInstanceOf(TargetRefused);
+    expect((resolves as Error).message).toBe((unknown as Error).message);
+    expect((resolves as Error).message).not.toMatch(ADDRESS);
+    expect((unknown as Error).message).not.toMatch(/ENOTFOUND|EAI_AGAIN/);
+    // A refused IP literal is told alike.
+    expect(((await refusal('http://127.0.0.1/')) as Error).message).toBe((resolves as Error).message);
+  });
+
   it('refuses IPv4-compatible IPv6 addresses (::/96), whatever IPv4 address they hold', async () => {
     const accepted: string[] = [];
     for (const url of IPV4_COMPATIBLE) if ((await refusal(url)) === null) accepted.push(url);
@@ -66,11 +81,20 @@ describe('guardedLookup (every connection to a name)', () => {
 });
 
 describe('WebhookSender.send (each delivery attempt)', () => {
+  const logged: Array<Record<string, unknown>> = [];
   let sender: WebhookSender;
   beforeAll(() => {
-    sender = new WebhookSender(closed);
+    sender = new WebhookSender(closed, createLogger({ logLevel: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line)) }));
   });
   afterAll(() => sender.close());
+
+  it('records a refusal that names no resolved address (what the attempts list shows), and logs the address', async () => {
+    const attempt = await sender.send('http://localhost:9/hook', { 'webhook-id': 'msg_1' }, '{}');
+    expect(attempt).toMatchObject({ outcome: 'refused', status: null });
+    expect(attempt.error).not.toMatch(ADDRESS);
+    expect(attempt.error).not.toContain('localhost');
+    expect(logged.map((l) => JSON.stringify(l)).join('\n')).toContain('127.0.0.1');
+  });
 
   it('refuses an IPv4-compatible IPv6 literal (::/96) without connecting', async () => {
     for (const url of ['http://[::7f00:1]:9/hook', 'http://[::a9fe:a9fe]/latest', 'http://[::10.0.0.1]/']) {
