@@ -110,6 +110,22 @@ describe('POST /api/svc/v1/webhooks (createWebhook)', () => {
       expect([url, res.status, res.body.errors?.[0]?.field]).toEqual([url, 400, 'url']);
     }
   });
+
+  it('refuses an endpoint on this machine when WEBHOOK_ALLOWED_NETWORKS is unset, outside production too', async () => {
+    for (const NODE_ENV of ['test', 'development']) {
+      const unset = await startTestApp({ NODE_ENV, WEBHOOK_ALLOWED_NETWORKS: '' });
+      try {
+        const token = await tokenFor(unset.url, 'architect@demo.test');
+        for (const url of [`${receiver.url}/local`, `${receiver.url.replace('127.0.0.1', 'localhost')}/local`, 'http://[::1]:9/local']) {
+          const res = await request(unset.url, 'POST', BASE, { token, body: valid({ url }) });
+          expect([NODE_ENV, url, res.status]).toEqual([NODE_ENV, url, 400]);
+        }
+        expect(unset.config.webhooks.allowedNetworks).toEqual([]);
+      } finally {
+        await unset.close();
+      }
+    }
+  });
 });
 
 describe('GET /api/svc/v1/webhooks (listWebhooks)', () => {
