@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DEMO_IDS } from '../../seed/demo-data';
 import { startTestApp, type TestApp } from '../../../test/support/app';
 import { tokenFor } from '../../../test/support/auth';
@@ -32,6 +33,34 @@ const valid = (extra: Record<string, unknown> = {}) => ({ organization_id: ORG.a
 
 /** An IP address in a text: IPv4 dotted, or IPv6 (`::`, or hex groups joined by colons). */
 const ADDRESS = /\b\d{1,3}(\.\d{1,3}){3}\b|::|\b[0-9a-f]{1,4}(:[0-9a-f]{1,4}){2,}\b/i;
+
+/**
+ * The text pg_stat_activity shows of the statement of `action` that writes webhook_endpoint, caught while it waits:
+ * another connection holds the table in SHARE mode, which lets the reads and row locks before it run (SELECT ... FOR
+ * UPDATE takes ROW SHARE) and stops the first INSERT or UPDATE (ROW EXCLUSIVE). Released as soon as it was seen, well
+ * within the pool's lock_timeout. `like` picks the statement.
+ */
+async function writeSeenWaiting<T>(like: string, action: () => Promise<T>): Promise<{ statement: string | undefined; result: T }> {
+  const holder = new Client({ connectionString: t.databaseUrl });
+  const watcher = new Client({ connectionString: t.databaseUrl });
+  await Promise.all([holder.connect(), watcher.connect()]);
+  try {
+    await holder.query('begin');
+    await holder.query('lock table webhook_endpoint in share mode');
+    const pending = action();
+    let statement: string | undefined;
+    for (let i = 0; i < 100 && statement === undefined; i++) {
+      // Outside any transaction: each read is a new snapshot of the sessions.
+      statement = (await watcher.query<{ query: string }>(`select query from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query like $1`, [like])).rows[0]?.query;
+      if (statement === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await holder.query('commit');
+    return { statement, result: await pending };
+  } finally {
+    await Promise.all([holder.end(), watcher.end()]);
+  }
+}
 
 describe('POST /api/svc/v1/webhooks (createWebhook)', () => {
   it('creates an endpoint and shows its Standard Webhooks secret once', async () => {
@@ -126,6 +155,15 @@ describe('POST /api/svc/v1/webhooks (createWebhook)', () => {
       }
     }
   });
+
+  it('sends the secret as a bound parameter: the insert that stores it shows $n placeholders in pg_stat_activity, never the secret', async () => {
+    const { statement, result: res } = await writeSeenWaiting('insert into webhook_endpoint%', () => create(valid()));
+    expect(res.status).toBe(201);
+    expect(statement).toBeDefined();
+    expect(statement).toMatch(/\$\d/);
+    expect(statement).not.toContain(res.body.secret);
+    expect(statement).not.toContain('whsec_');
+  });
 });
 
 describe('GET /api/svc/v1/webhooks (listWebhooks)', () => {
@@ -193,6 +231,17 @@ describe('POST /api/svc/v1/webhooks/{webhookId}/rotate-secret (rotateWebhookSecr
     const overlap = Date.parse(res.body.webhook.previous_secret_expires_at) - Date.now();
     expect(overlap).toBeGreaterThan(23 * 3600e3);
     expect(overlap).toBeLessThanOrEqual(24 * 3600e3);
+  });
+
+  it('sends the new secret as a bound parameter: the rotation\'s update shows $n placeholders in pg_stat_activity, never the secret', async () => {
+    const created = (await create(valid())).body;
+    const { statement, result: res } = await writeSeenWaiting('%previous_secret = secret%', () =>
+      request(t.url, 'POST', `${BASE}/${created.webhook.id}/rotate-secret`, { token: architect }));
+    expect(res.status).toBe(200);
+    expect(statement).toBeDefined();
+    expect(statement).toMatch(/\$\d/);
+    expect(statement).not.toContain(res.body.secret);
+    expect(statement).not.toContain('whsec_');
   });
 });
 
