@@ -70,7 +70,9 @@ export function median(values: readonly number[]): number {
  */
 export async function benchServer(orm: MikroORM, url: string, env: Record<string, string> = {}): Promise<{ url: string; token: string; close(): Promise<void> }> {
   const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_API_POINTS: '1000000000',
-    RATE_LIMIT_GRAPHQL_COST_POINTS: '1000000000000', GRAPHQL_QUEUE_LENGTH_PER_CALLER: '100000', ...env });
+    RATE_LIMIT_GRAPHQL_COST_POINTS: '1000000000000', GRAPHQL_QUEUE_LENGTH_PER_CALLER: '100000',
+    // The benchmarks' webhook receivers listen on this machine, which no environment allows by default.
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128', ...env });
   const app = await createApp({ config, orm, log: createLogger(config) });
   const server = await listen(app, '127.0.0.1', 0);
   config.publicUrl = server.url;

@@ -173,16 +173,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ SUBSCRIPTIONS_COALESCE_MS: 'fast' })).toThrow(ConfigError);
   });
 
-  it('webhooks: a 10 s bound, retries over about three days, loopback allowed and http accepted outside production only', () => {
+  it('webhooks: a 10 s bound, retries over about three days, http accepted outside production only, no private or loopback network allowed anywhere', () => {
     const dev = loadConfig({}).webhooks;
     expect(dev).toMatchObject({ deliver: true, timeoutMs: 10000, disableAfterMs: 5 * 86400e3, retentionMs: 30 * 86400e3, httpsOnly: false, secretOverlapMs: 86400e3 });
     const retries = dev.retryScheduleMs.reduce((a, b) => a + b, 0);
     expect(dev.retryScheduleMs).toHaveLength(9);
     expect(retries / 86400e3).toBeGreaterThan(2.5);
     expect(retries / 86400e3).toBeLessThan(3.5);
-    expect(dev.allowedNetworks.map(([net, bits]) => `${net.toString()}/${bits}`)).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(dev.allowedNetworks).toEqual([]);
+    expect(loadConfig({ NODE_ENV: 'test' }).webhooks.allowedNetworks).toEqual([]);
     const prod = loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'a-token-of-sixteen-chars' }).webhooks;
     expect(prod).toMatchObject({ httpsOnly: true, allowedNetworks: [] });
+    const local = loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128' }).webhooks;
+    expect(local.allowedNetworks.map(([net, bits]) => `${net.toString()}/${bits}`)).toEqual(['127.0.0.0/8', '::1/128']);
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms,1s,2m', WEBHOOK_TIMEOUT: '2s' }).webhooks).toMatchObject({ retryScheduleMs: [100, 1000, 120000], timeoutMs: 2000 });
   });
 

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import type { Caller } from './auth/caller';
 import type { CallerCache } from './auth/caller-cache';
+import type { Logger } from './logger';
 
 /** What a service needs for one request: the request's entity manager and the authenticated caller. */
 export interface ServiceContext {
@@ -20,4 +21,6 @@ export interface ServiceContext {
    * caller's next request may have started). Absent where no request's caller is kept (subscriptions).
    */
   callers?: CallerCache;
+  /** The request's logger (its lines carry the request id); absent outside a request (subscriptions). */
+  log?: Logger;
 }

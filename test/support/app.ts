@@ -10,6 +10,7 @@ import { findSessionSettings } from '../../src/platform/database/session-setting
 import { createLogger } from '../../src/platform/logger';
 import { shutDown } from '../../src/platform/shutdown';
 import { createDatabaseFrom, dropDatabase } from './databases';
+import { RECEIVERS_ON_THIS_MACHINE } from './receivers-env';
 
 /** A fresh database of the run: a copy of the migrated, seeded template. */
 export async function freshDatabase(label = 'db'): Promise<{ url: string; name: string; drop(): Promise<void> }> {
@@ -142,7 +143,7 @@ function throughRunPooler(databaseUrl: string, env: Record<string, string>): Rec
  */
 export async function startAppOn(databaseUrl: string, env: Record<string, string> = {}, beforeListen?: (app: App) => void, logTo?: { write(line: string): void }): Promise<TestApp> {
   const routed = throughRunPooler(databaseUrl, env);
-  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...UNLIMITED_IN_TESTS, ...env, ...routed });
+  const config = loadConfig({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: databaseUrl, ...UNLIMITED_IN_TESTS, ...RECEIVERS_ON_THIS_MACHINE, ...env, ...routed });
   const url = config.databaseUrl!;
   // As openDatabase finds them (src/platform/database/database.ts), without the migrations: the run's template has them.
   const directUrl = config.databaseDirectUrl ?? url;

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './ports';
+import { RECEIVERS_ON_THIS_MACHINE } from './receivers-env';
 
 export interface InstanceProcess {
   url: string;
@@ -28,7 +29,7 @@ export async function startInstanceProcess(databaseUrl: string, publicUrl: strin
   const proc = spawn(process.execPath, ['-r', path.join(__dirname, 'swc-register.js'), entry], {
     env: {
       PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: publicUrl,
-      DATABASE_URL: databaseUrl, RATE_LIMIT_API_POINTS: '1000000', RATE_LIMIT_TOKEN_POINTS: '1000000', ...env,
+      DATABASE_URL: databaseUrl, RATE_LIMIT_API_POINTS: '1000000', RATE_LIMIT_TOKEN_POINTS: '1000000', ...RECEIVERS_ON_THIS_MACHINE, ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

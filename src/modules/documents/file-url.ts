@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../platform/config';
+import { boundQuery } from '../../platform/database/bound-query';
 import { ForbiddenError, NotFoundError } from '../../platform/errors/errors';
 import { isUuid } from '../../platform/database/uuid';
 
@@ -15,10 +16,9 @@ const SECRET_NAME = 'download_url';
  * one instance verifies on all of them, and after restarts (docs/decisions.md, "Several instances").
  */
 export async function sharedDownloadUrlSecret(em: EntityManager): Promise<Buffer> {
-  const conn = em.getConnection();
-  // Instances starting together: one insert wins, every one reads the winner's row.
-  await conn.execute('insert into service_secret (name, secret) values (?, ?) on conflict (name) do nothing', [SECRET_NAME, randomBytes(32)]);
-  const [row] = await conn.execute<Array<{ secret: Buffer }>>('select secret from service_secret where name = ?', [SECRET_NAME]);
+  // Instances starting together: one insert wins, every one reads the winner's row. The key is a bound parameter.
+  await boundQuery(em, 'insert into service_secret (name, secret) values (?, ?) on conflict (name) do nothing', [SECRET_NAME, randomBytes(32)]);
+  const [row] = await boundQuery<{ secret: Buffer }>(em, 'select secret from service_secret where name = ?', [SECRET_NAME]);
   return row.secret;
 }
 

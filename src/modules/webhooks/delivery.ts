@@ -102,7 +102,7 @@ export class WebhookDelivery {
     private readonly metrics: Metrics,
   ) {
     this.sql = queryOn(pool);
-    this.sender = new WebhookSender(config);
+    this.sender = new WebhookSender(config, log);
     this.health = new EndpointHealth(this.sql, config, log, metrics);
     this.housekeeping = new WebhookHousekeeping(this.sql, config, log, metrics);
     this.pace = new RateLimiterQueue(new RateLimiterMemory({ points: config.maxAttemptsPerSecond, duration: 1 }), { maxQueueSize: 1e6 });

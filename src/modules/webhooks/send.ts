@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { WebhooksConfig } from '../../platform/config';
+import type { Logger } from '../../platform/logger';
 import { TargetRefused, guardedLookup, literalRefusal } from './target';
 
 /** What an attempt came to, as webhook_attempt.outcome keeps it. */
@@ -41,7 +42,7 @@ export class WebhookSender {
   private readonly agents: { http: http.Agent; https: https.Agent };
   private readonly lookup;
 
-  constructor(private readonly config: WebhooksConfig) {
+  constructor(private readonly config: WebhooksConfig, private readonly log: Logger) {
     this.lookup = guardedLookup(config);
     const options = { keepAlive: true, maxSockets: config.concurrency, lookup: this.lookup };
     this.agents = { http: new http.Agent(options), https: new https.Agent(options) };
@@ -51,7 +52,7 @@ export class WebhookSender {
     const started = performance.now();
     const done = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
     const refusal = literalRefusal(url, this.config);
-    if (refusal) return Promise.resolve(done({ outcome: 'refused', status: null, body: null, error: refusal }));
+    if (refusal) return Promise.resolve(done(this.refused(refusal)));
     return new Promise((resolve) => {
       const target = new URL(url);
       const secure = target.protocol === 'https:';
@@ -83,13 +84,22 @@ export class WebhookSender {
         response.on('error', () => finish());
       });
       request.on('error', (err: NodeJS.ErrnoException) => {
-        if (err instanceof TargetRefused) resolve(done({ outcome: 'refused', status: null, body: null, error: err.message }));
+        if (err instanceof TargetRefused) resolve(done(this.refused(err)));
         else if (err.name === 'TimeoutError' || err.name === 'AbortError') {
           resolve(done({ outcome: 'timeout', status: null, body: null, error: `no complete answer within ${this.config.timeoutMs} ms` }));
         } else resolve(done({ outcome: 'unreachable', status: null, body: null, error: err.code ?? err.message }));
       });
       request.end(body);
     });
+  }
+
+  /**
+   * A refusal as the attempts list shows it to the endpoint's organization: TargetRefused's one message, never what the
+   * host resolved to, which goes to the log.
+   */
+  private refused(err: TargetRefused): Omit<AttemptResult, 'durationMs'> {
+    this.log.warn({ target: err.detail }, 'webhooks: an attempt was not sent: its URL does not reach a public address');
+    return { outcome: 'refused', status: null, body: null, error: err.message };
   }
 
   close(): void {

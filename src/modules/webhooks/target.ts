@@ -13,13 +13,41 @@ import type { WebhooksConfig } from '../../platform/config';
 /** ipaddr.js's name for the addresses of the public Internet; every other range is refused. */
 const PUBLIC = 'unicast';
 
-export class TargetRefused extends Error {}
+/** IPv4-compatible IPv6 (RFC 4291, deprecated): ipaddr.js calls it unicast, whatever IPv4 address it carries. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * What a refused target is told, whatever the reason: one text for a name that resolves to a refused address, a name
+ * that does not resolve and a refused IP literal, so that an organization learns neither what the network's names
+ * resolve to nor which of them exist. The reason goes to the log (`detail`).
+ */
+const REFUSED = 'must reach a public address';
+
+export class TargetRefused extends Error {
+  constructor(
+    /** For the log only: the host, and the addresses it resolved to or why it did not resolve. */
+    readonly detail: { host: string; addresses?: string[]; dnsError?: string },
+  ) {
+    super(REFUSED);
+  }
+}
+
+/**
+ * An IPv6 address ending in dotted IPv4 with its last 32 bits as two hex groups instead: ipaddr.js reads `::a.b.c.d`
+ * as `::ffff:a.b.c.d` (IPv4-mapped), and the resolver writes an IPv4-compatible address in just that form.
+ */
+const hexTail = (address: string) => (!address.includes(':') ? address
+  : address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
+    `${((Number(a) << 8) + Number(b)).toString(16)}:${((Number(c) << 8) + Number(d)).toString(16)}`));
 
 function addressAllowed(address: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): boolean {
-  if (!ipaddr.isValid(address)) return false;
+  const text = hexTail(address);
+  if (!ipaddr.isValid(text)) return false;
   // IPv4 written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is.
-  const ip = ipaddr.process(address);
+  const ip = ipaddr.process(text);
   if (config.allowedNetworks.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits))) return true;
+  // ::/96 holds :: and ::1 too, refused as such; ::1 passes only when WEBHOOK_ALLOWED_NETWORKS names it (above).
+  if (ip.kind() === 'ipv6' && ip.match(IPV4_COMPATIBLE)) return false;
   return ip.range() === PUBLIC;
 }
 
@@ -41,27 +69,29 @@ export function urlProblem(raw: string, config: Pick<WebhooksConfig, 'httpsOnly'
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 /**
- * For a URL whose host is an IP address (Node's connections skip the DNS lookup for those): why it is refused,
- * or null. A name is judged by `guardedLookup` as the connection resolves it.
+ * For a URL whose host is an IP address (Node's connections skip the DNS lookup for those): its refusal, or null. A
+ * name is judged by `guardedLookup` as the connection resolves it.
  */
-export function literalRefusal(raw: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): string | null {
+export function literalRefusal(raw: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): TargetRefused | null {
   const host = hostOf(new URL(raw));
   if (!ipaddr.isValid(host) || addressAllowed(host, config)) return null;
-  return `${host} is a private, loopback or reserved address`;
+  return new TargetRefused({ host, addresses: [host] });
 }
 
-/** Resolves the URL's host as a connection would; throws TargetRefused when any address it gives is not allowed. */
+/**
+ * Resolves the URL's host as a connection would; throws TargetRefused when it does not resolve or any address it
+ * gives is not allowed (the same message either way: TargetRefused).
+ */
 export async function checkTarget(raw: string, config: Pick<WebhooksConfig, 'allowedNetworks'>): Promise<void> {
   const host = hostOf(new URL(raw));
   const addresses = ipaddr.isValid(host) ? [host] : await resolveAll(host);
-  const refused = addresses.find((a) => !addressAllowed(a, config));
-  if (refused !== undefined) throw new TargetRefused(`the host resolves to ${refused}, a private, loopback or reserved address`);
+  if (addresses.some((a) => !addressAllowed(a, config))) throw new TargetRefused({ host, addresses });
 }
 
 function resolveAll(host: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     dnsLookup(host, { all: true }, (err, addresses) => {
-      if (err) reject(new TargetRefused(`the host does not resolve (${err.code ?? err.message})`));
+      if (err) reject(new TargetRefused({ host, dnsError: err.code ?? err.message }));
       else resolve(addresses.map((a) => a.address));
     });
   });
@@ -75,8 +105,9 @@ export function guardedLookup(config: Pick<WebhooksConfig, 'allowedNetworks'>): 
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
-      const refused = addresses.find((a) => !addressAllowed(a.address, config));
-      if (refused) return callback(new TargetRefused(`${hostname} resolves to ${refused.address}, a private, loopback or reserved address`), '', 0);
+      if (addresses.some((a) => !addressAllowed(a.address, config))) {
+        return callback(new TargetRefused({ host: hostname, addresses: addresses.map((a) => a.address) }), '', 0);
+      }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);
     });

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundQuery } from '../../platform/database/bound-query';
 import { ownedBy } from '../../platform/database/tenancy';
 import { rowDate, type PgTimestamp } from '../../platform/database/rows';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../platform/errors/errors';
@@ -57,7 +58,7 @@ const eventOf = (em: EntityManager, row: EventRow): WebhookEvent => ({ id: row.i
 const typesArray = (types: string[]) => `{${[...new Set(types)].join(',')}}`;
 
 /** Wakes the delivery loops at the transaction's commit (the trigger's way, for what the service queues itself). */
-const wakeDelivery = (em: EntityManager) => em.execute('select pg_logical_emit_message(true, ?, \'\')', [WEBHOOK_CHANNEL]);
+const wakeDelivery = (em: EntityManager) => boundQuery(em, 'select pg_logical_emit_message(true, ?, \'\')', [WEBHOOK_CHANNEL]);
 
 /** Standard Webhooks' secret format: `whsec_` and the base64 of the HMAC key (24 random bytes). */
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
@@ -67,7 +68,8 @@ export const MAX_ATTEMPTS_LISTED = 100;
 
 /**
  * Webhook endpoints of the caller's Administrator organizations (docs/webhooks.md): an endpoint of another
- * organization answers as an unknown one.
+ * organization answers as an unknown one. Every statement goes through boundQuery: the secrets it writes are bound
+ * parameters, never in a statement's text (pg_stat_activity, the server's logs, error messages).
  */
 export class WebhookService {
   constructor(private readonly sc: ServiceContext) {}
@@ -77,26 +79,30 @@ export class WebhookService {
   }
 
   private async endpointRow(em: EntityManager, id: string, lock = false): Promise<EndpointRow> {
-    const rows = await em.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from webhook_endpoint
+    const rows = await boundQuery<EndpointRow>(em, `select ${ENDPOINT_COLUMNS} from webhook_endpoint
       where id = ? and ${ownedBy('organization_id', this.sc.caller.adminOrganizationIds)}${lock ? ' for update' : ''}`, [id.toLowerCase()]);
     if (!rows.length) throw new NotFoundError('Webhook not found');
     return rows[0];
   }
 
-  /** Refuses a URL that cannot be delivered to under this configuration (400 on `url`). */
+  /**
+   * Refuses a URL that cannot be delivered to under this configuration (400 on `url`). A refused target is told in
+   * TargetRefused's one message; what its host resolved to, or why it did not, goes to the log only.
+   */
   private async checkUrl(url: string): Promise<void> {
     const problem = urlProblem(url, this.settings);
     if (problem) throw new ValidationError([{ field: 'url', message: problem }]);
     try {
       await checkTarget(url, this.settings);
     } catch (err) {
-      if (err instanceof TargetRefused) throw new ValidationError([{ field: 'url', message: `must reach a public address: ${err.message}` }]);
-      throw err;
+      if (!(err instanceof TargetRefused)) throw err;
+      this.sc.log?.warn({ target: err.detail }, 'webhooks: a URL was refused: it does not reach a public address');
+      throw new ValidationError([{ field: 'url', message: err.message }]);
     }
   }
 
   async list(): Promise<Webhook[]> {
-    const rows = await this.sc.em.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from webhook_endpoint
+    const rows = await boundQuery<EndpointRow>(this.sc.em, `select ${ENDPOINT_COLUMNS} from webhook_endpoint
       where ${ownedBy('organization_id', this.sc.caller.adminOrganizationIds)} order by created_at, id`);
     return rows.map((row) => webhookOf(this.sc.em, row));
   }
@@ -111,13 +117,13 @@ export class WebhookService {
     const secret = newSecret();
     const row = await this.sc.em.transactional(async (em) => {
       // One creation at a time per organization, so that the limit holds under concurrent requests.
-      await em.execute('select id from organization where id = ? for update', [input.organizationId.toLowerCase()]);
-      const [{ count }] = await em.execute<Array<{ count: number }>>(
+      await boundQuery(em, 'select id from organization where id = ? for update', [input.organizationId.toLowerCase()]);
+      const [{ count }] = await boundQuery<{ count: number }>(em,
         `select count(*)::int as count from webhook_endpoint where ${ownedBy('organization_id', [input.organizationId])}`);
       if (count >= this.settings.maxEndpointsPerOrganization) {
         throw new ConflictError(`An organization has at most ${this.settings.maxEndpointsPerOrganization} webhook endpoints`);
       }
-      const [created] = await em.execute<EndpointRow[]>(`insert into webhook_endpoint (id, organization_id, url, description, event_types, secret)
+      const [created] = await boundQuery<EndpointRow>(em, `insert into webhook_endpoint (id, organization_id, url, description, event_types, secret)
         values (?, ?, ?, ?, ?::text[], ?) returning ${ENDPOINT_COLUMNS}`,
       [randomUUID(), input.organizationId.toLowerCase(), input.url, input.description ?? '', typesArray(input.eventTypes), secret]);
       return created;
@@ -131,7 +137,7 @@ export class WebhookService {
       const current = await this.endpointRow(em, id, true);
       const enable = input.enabled === true && current.disabled_at !== null;
       const disable = input.enabled === false && current.disabled_at === null;
-      const [row] = await em.execute<EndpointRow[]>(`update webhook_endpoint set
+      const [row] = await boundQuery<EndpointRow>(em, `update webhook_endpoint set
           url = coalesce(?, url), description = coalesce(?, description), event_types = coalesce(?::text[], event_types),
           disabled_at = case when ? then null when ? then clock_timestamp() else disabled_at end,
           disabled_reason = case when ? then null when ? then 'Disabled by its organization' else disabled_reason end,
@@ -148,7 +154,7 @@ export class WebhookService {
   async remove(id: string): Promise<void> {
     await this.sc.em.transactional(async (em) => {
       const current = await this.endpointRow(em, id, true);
-      await em.execute('delete from webhook_endpoint where id = ?', [current.id]);
+      await boundQuery(em, 'delete from webhook_endpoint where id = ?', [current.id]);
     });
   }
 
@@ -157,7 +163,7 @@ export class WebhookService {
     const secret = newSecret();
     const row = await this.sc.em.transactional(async (em) => {
       const current = await this.endpointRow(em, id, true);
-      const [updated] = await em.execute<EndpointRow[]>(`update webhook_endpoint set previous_secret = secret,
+      const [updated] = await boundQuery<EndpointRow>(em, `update webhook_endpoint set previous_secret = secret,
           previous_secret_expires_at = clock_timestamp() + make_interval(secs => ?), secret = ?, updated_at = clock_timestamp()
         where id = ? returning ${ENDPOINT_COLUMNS}`, [this.settings.secretOverlapMs / 1000, secret, current.id]);
       return updated;
@@ -170,7 +176,7 @@ export class WebhookService {
    * holds its row (exact across instances); past it, 429 until the minute ends, and the transaction writes nothing.
    */
   private async countManualSend(em: EntityManager, endpointId: string): Promise<void> {
-    const [row] = await em.execute<Array<{ sends: number; retry_after: number }>>(`update webhook_endpoint set
+    const [row] = await boundQuery<{ sends: number; retry_after: number }>(em, `update webhook_endpoint set
         manual_sends = case when manual_window_started_at > clock_timestamp() - interval '1 minute' then manual_sends + 1 else 1 end,
         manual_window_started_at = case when manual_window_started_at > clock_timestamp() - interval '1 minute'
           then manual_window_started_at else clock_timestamp() end
@@ -188,11 +194,11 @@ export class WebhookService {
       const endpoint = await this.endpointRow(em, id, true);
       if (endpoint.disabled_at) throw new ConflictError('The webhook is disabled: enable it before sending a test event');
       await this.countManualSend(em, endpoint.id);
-      const [event] = await em.execute<EventRow[]>(`insert into webhook_event (organization_id, type, payload)
-        select ?, ?::text, jsonb_build_object('type', ?::text, 'timestamp', webhook_time(clock_timestamp()),
+      const [event] = await boundQuery<EventRow>(em, `insert into webhook_event (organization_id, type, payload)
+        select ?::uuid, ?::text, jsonb_build_object('type', ?::text, 'timestamp', webhook_time(clock_timestamp()),
           'data', jsonb_build_object('webhook_id', ?::uuid, 'organization_id', ?::uuid))
         returning id, type, created_at`, [endpoint.organization_id, TEST_EVENT_TYPE, TEST_EVENT_TYPE, endpoint.id, endpoint.organization_id]);
-      await em.execute('insert into webhook_delivery (event_id, endpoint_id) values (?, ?)', [event.id, endpoint.id]);
+      await boundQuery(em, 'insert into webhook_delivery (event_id, endpoint_id) values (?, ?)', [event.id, endpoint.id]);
       await wakeDelivery(em);
       return eventOf(em, event);
     });
@@ -201,10 +207,10 @@ export class WebhookService {
   /** The endpoint's latest attempts, newest first. */
   async attempts(id: string, limit = 50): Promise<WebhookAttempt[]> {
     const endpoint = await this.endpointRow(this.sc.em, id);
-    const rows = await this.sc.em.execute<Array<{
+    const rows = await boundQuery<{
       id: string; event_id: string; type: string; attempt: number; attempted_at: string; outcome: string;
       response_status: number | null; response_body: string | null; error: string | null; duration_ms: number;
-    }>>(`select a.id, a.event_id, e.type, a.attempt, a.attempted_at, a.outcome, a.response_status, a.response_body, a.error, a.duration_ms
+    }>(this.sc.em, `select a.id, a.event_id, e.type, a.attempt, a.attempted_at, a.outcome, a.response_status, a.response_body, a.error, a.duration_ms
       from webhook_attempt a join webhook_event e on e.id = a.event_id
       where a.endpoint_id = ? order by a.attempted_at desc, a.id limit ?`, [endpoint.id, Math.min(Math.max(1, limit), MAX_ATTEMPTS_LISTED)]);
     return rows.map((r) => ({
@@ -219,7 +225,7 @@ export class WebhookService {
       const endpoint = await this.endpointRow(em, id, true);
       if (endpoint.disabled_at) throw new ConflictError('The webhook is disabled: enable it before redelivering');
       await this.countManualSend(em, endpoint.id);
-      const rows = await em.execute<EventRow[]>(`update webhook_delivery d
+      const rows = await boundQuery<EventRow>(em, `update webhook_delivery d
           set status = 'pending', next_attempt_at = clock_timestamp(), finished_at = null
         from webhook_attempt a, webhook_event e
         where a.id = ? and a.endpoint_id = ? and d.id = a.delivery_id and e.id = d.event_id

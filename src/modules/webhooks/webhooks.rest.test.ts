@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DEMO_IDS } from '../../seed/demo-data';
 import { startTestApp, type TestApp } from '../../../test/support/app';
 import { tokenFor } from '../../../test/support/auth';
@@ -29,6 +30,37 @@ afterAll(async () => {
 
 const create = (body: Record<string, unknown>, token = architect) => request(t.url, 'POST', BASE, { token, body });
 const valid = (extra: Record<string, unknown> = {}) => ({ organization_id: ORG.atelierNord, url: `${receiver.url}/ops`, event_types: ['contractor.answered'], ...extra });
+
+/** An IP address in a text: IPv4 dotted, or IPv6 (`::`, or hex groups joined by colons). */
+const ADDRESS = /\b\d{1,3}(\.\d{1,3}){3}\b|::|\b[0-9a-f]{1,4}(:[0-9a-f]{1,4}){2,}\b/i;
+
+/**
+ * The text pg_stat_activity shows of the statement of `action` that writes webhook_endpoint, caught while it waits:
+ * another connection holds the table in SHARE mode, which lets the reads and row locks before it run (SELECT ... FOR
+ * UPDATE takes ROW SHARE) and stops the first INSERT or UPDATE (ROW EXCLUSIVE). Released as soon as it was seen, well
+ * within the pool's lock_timeout. `like` picks the statement.
+ */
+async function writeSeenWaiting<T>(like: string, action: () => Promise<T>): Promise<{ statement: string | undefined; result: T }> {
+  const holder = new Client({ connectionString: t.databaseUrl });
+  const watcher = new Client({ connectionString: t.databaseUrl });
+  await Promise.all([holder.connect(), watcher.connect()]);
+  try {
+    await holder.query('begin');
+    await holder.query('lock table webhook_endpoint in share mode');
+    const pending = action();
+    let statement: string | undefined;
+    for (let i = 0; i < 100 && statement === undefined; i++) {
+      // Outside any transaction: each read is a new snapshot of the sessions.
+      statement = (await watcher.query<{ query: string }>(`select query from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query like $1`, [like])).rows[0]?.query;
+      if (statement === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await holder.query('commit');
+    return { statement, result: await pending };
+  } finally {
+    await Promise.all([holder.end(), watcher.end()]);
+  }
+}
 
 describe('POST /api/svc/v1/webhooks (createWebhook)', () => {
   it('creates an endpoint and shows its Standard Webhooks secret once', async () => {
@@ -72,6 +104,65 @@ describe('POST /api/svc/v1/webhooks (createWebhook)', () => {
     const res = await create(valid({ organization_id: ORG.atelierDemo }));
     expect(res.status).toBe(409);
     expect(res.body.message).toContain('at most 12');
+  });
+
+  it('refuses a name resolving to a refused address, a name that does not resolve and a refused IP with one 400 that names no address', async () => {
+    const logged: Array<{ msg: string; target?: { host: string; addresses?: string[]; dnsError?: string } }> = [];
+    const closed = await startTestApp({ WEBHOOK_ALLOWED_NETWORKS: 'none', LOG_LEVEL: 'warn' }, undefined, { logTo: { write: (line) => void logged.push(JSON.parse(line)) } });
+    try {
+      const token = await tokenFor(closed.url, 'architect@demo.test');
+      const [resolves, unknown, literal] = await Promise.all(['http://localhost/hook', 'http://webhook-target.invalid/hook', 'http://127.0.0.1/hook']
+        .map((url) => request(closed.url, 'POST', BASE, { token, body: valid({ url }) })));
+      const told = (res: typeof resolves) => ({ status: res.status, code: res.body.code, message: res.body.message, errors: res.body.errors });
+      expect(told(resolves)).toEqual({ status: 400, code: 400, message: expect.any(String), errors: [{ field: 'url', message: expect.any(String) }] });
+      expect(told(unknown)).toEqual(told(resolves));
+      expect(told(literal)).toEqual(told(resolves));
+      expect(resolves.text).not.toMatch(ADDRESS);
+      expect(unknown.text).not.toMatch(/ENOTFOUND|EAI_AGAIN|resolve/i);
+      // The reason is the operator's, in the request's log.
+      const targets = logged.filter((l) => l.target).map((l) => l.target!);
+      expect(targets).toEqual(expect.arrayContaining([
+        { host: 'localhost', addresses: expect.arrayContaining(['127.0.0.1']) },
+        { host: 'webhook-target.invalid', dnsError: expect.any(String) },
+        { host: '127.0.0.1', addresses: ['127.0.0.1'] },
+      ]));
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('refuses IPv4-compatible IPv6 addresses (::/96) with 400, and still the 6to4, Teredo, NAT64 and IPv4-mapped ones', async () => {
+    const compatible = ['http://[::7f00:1]/', 'http://[::a9fe:a9fe]/latest', 'http://[::10.0.0.1]/', 'http://[::8.8.8.8]/'];
+    const before = ['http://[2002:a9fe:a9fe::]/', 'http://[2001::a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[::ffff:169.254.169.254]/'];
+    for (const url of [...compatible, ...before]) {
+      const res = await create(valid({ url }));
+      expect([url, res.status, res.body.errors?.[0]?.field]).toEqual([url, 400, 'url']);
+    }
+  });
+
+  it('refuses an endpoint on this machine when WEBHOOK_ALLOWED_NETWORKS is unset, outside production too', async () => {
+    for (const NODE_ENV of ['test', 'development']) {
+      const unset = await startTestApp({ NODE_ENV, WEBHOOK_ALLOWED_NETWORKS: '' });
+      try {
+        const token = await tokenFor(unset.url, 'architect@demo.test');
+        for (const url of [`${receiver.url}/local`, `${receiver.url.replace('127.0.0.1', 'localhost')}/local`, 'http://[::1]:9/local']) {
+          const res = await request(unset.url, 'POST', BASE, { token, body: valid({ url }) });
+          expect([NODE_ENV, url, res.status]).toEqual([NODE_ENV, url, 400]);
+        }
+        expect(unset.config.webhooks.allowedNetworks).toEqual([]);
+      } finally {
+        await unset.close();
+      }
+    }
+  });
+
+  it('sends the secret as a bound parameter: the insert that stores it shows $n placeholders in pg_stat_activity, never the secret', async () => {
+    const { statement, result: res } = await writeSeenWaiting('insert into webhook_endpoint%', () => create(valid()));
+    expect(res.status).toBe(201);
+    expect(statement).toBeDefined();
+    expect(statement).toMatch(/\$\d/);
+    expect(statement).not.toContain(res.body.secret);
+    expect(statement).not.toContain('whsec_');
   });
 });
 
@@ -141,6 +232,17 @@ describe('POST /api/svc/v1/webhooks/{webhookId}/rotate-secret (rotateWebhookSecr
     expect(overlap).toBeGreaterThan(23 * 3600e3);
     expect(overlap).toBeLessThanOrEqual(24 * 3600e3);
   });
+
+  it('sends the new secret as a bound parameter: the rotation\'s update shows $n placeholders in pg_stat_activity, never the secret', async () => {
+    const created = (await create(valid())).body;
+    const { statement, result: res } = await writeSeenWaiting('%previous_secret = secret%', () =>
+      request(t.url, 'POST', `${BASE}/${created.webhook.id}/rotate-secret`, { token: architect }));
+    expect(res.status).toBe(200);
+    expect(statement).toBeDefined();
+    expect(statement).toMatch(/\$\d/);
+    expect(statement).not.toContain(res.body.secret);
+    expect(statement).not.toContain('whsec_');
+  });
 });
 
 describe('POST /api/svc/v1/webhooks/{webhookId}/test (sendTestWebhook)', () => {
@@ -205,12 +307,14 @@ describe('production mode', () => {
       [ORG.atelierDemo, `${receiver.url.replace('127.0.0.1', 'localhost')}/private`]);
       await queryRows(prod.databaseUrl, `insert into document_version (id, created_at, updated_at, document_id, version, status, sub_total, sent_at)
         values (gen_random_uuid(), now(), now(), $1, 50, 'DECLINED', 0, now())`, [DEMO_IDS.documents.schoolDemolitionPetit]);
-      let outcomes: string[] = [];
-      for (let i = 0; i < 100 && !outcomes.length; i++) {
+      let attempts: Array<{ outcome: string; error: string }> = [];
+      for (let i = 0; i < 100 && !attempts.length; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        outcomes = (await queryRows<{ outcome: string; error: string }>(prod.databaseUrl, 'select outcome, error from webhook_attempt where endpoint_id = $1', [row.id])).map((a) => a.outcome);
+        attempts = await queryRows<{ outcome: string; error: string }>(prod.databaseUrl, 'select outcome, error from webhook_attempt where endpoint_id = $1', [row.id]);
       }
-      expect(outcomes).toEqual(['refused']);
+      expect(attempts.map((a) => a.outcome)).toEqual(['refused']);
+      // What the attempts list shows its organization: the refusal, not the address the name resolved to.
+      expect(attempts[0].error).not.toMatch(ADDRESS);
       expect(receiver.at('/private')).toEqual([]);
     } finally {
       await prod.close();

@@ -3,8 +3,8 @@ import ipaddr from 'ipaddr.js';
 import { DAY, boolVar, durationVar, durationsVar, group, intVar, setting } from '../env';
 
 /**
- * Webhook delivery (src/modules/webhooks/delivery.ts, docs/webhooks.md). Outside production, endpoints on this machine
- * are allowed (a receiver under development, tests); production allows none unless WEBHOOK_ALLOWED_NETWORKS names them.
+ * Webhook delivery (src/modules/webhooks/delivery.ts, docs/webhooks.md). No environment allows endpoints on this machine
+ * or the private network unless WEBHOOK_ALLOWED_NETWORKS names them (a receiver under development, the tests do).
  */
 export function webhooks(production: boolean) {
   return group({
@@ -32,8 +32,8 @@ export function webhooks(production: boolean) {
     manualSendsPerMinute: intVar('WEBHOOK_MANUAL_SENDS_PER_MINUTE', 20, 1, 10000),
     /** Only https:// URLs (production's default). */
     httpsOnly: boolVar('WEBHOOK_HTTPS_ONLY', production),
-    /** Networks an endpoint may resolve to although they are private, loopback or link-local (development, tests). */
-    allowedNetworks: setting('WEBHOOK_ALLOWED_NETWORKS', networks(production ? 'none' : '127.0.0.0/8,::1/128')!, (raw, refused) => networks(raw)
+    /** Networks an endpoint may resolve to although they are private, loopback or link-local (development, tests); none by default. */
+    allowedNetworks: setting('WEBHOOK_ALLOWED_NETWORKS', networks('none')!, (raw, refused) => networks(raw)
       ?? refused(`must be none or a comma-separated list of networks such as 10.0.0.0/8, got "${raw}"`)),
     maxEndpointsPerOrganization: intVar('WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION', 20, 1, 1000),
     /** Attempts per second to one organization's endpoints, per instance. */

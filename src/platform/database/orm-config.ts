@@ -53,6 +53,8 @@ export function ormConfig(model: DataModel, clientUrl: string, overrides: Partia
     // jit off (in waits.connection): short OLTP and aggregate queries lose more to JIT compilation than they gain.
     driverOptions: {
       connection: { ...waits.connection, application_name: SESSION_NAME },
+      // A failed statement's message quotes its text with the placeholders, not the bound values (secrets: bound-query.ts).
+      compileSqlOnError: false,
       // knex prints its own messages with console.log; the errors behind them reach our JSON logs anyway.
       log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
     },

@@ -244,7 +244,7 @@ export async function graphqlRoutes(config: Config, deps: GraphQLRouteDeps): Pro
     context: async ({ ctx }: { ctx: { state: AppState } }) => {
       // Unreachable without a caller: every request that reaches Apollo went through identify (below).
       if (!ctx.state.caller) throw new Error('GraphQL context requested without an authenticated caller');
-      const sc = { em: ctx.state.em, primaryEm: ctx.state.em, caller: ctx.state.caller, config, callers };
+      const sc = { em: ctx.state.em, primaryEm: ctx.state.em, caller: ctx.state.caller, config, callers, log: ctx.state.log };
       const selection = new OperationSelection();
       const cost = { key: subjectKey((await ctx.state.token!).sub), outcome: null, refused: null };
       ctx.state.graphqlCost = cost;

@@ -41,7 +41,7 @@ export function mountRoutes(routes: RouteDef[], config: Config, verifier: TokenV
         input = await validateRestInput(r.body, ctx.request.body ?? {});
       }
       // Services name fields as the input classes do (camelCase); REST callers sent snake_case.
-      const run = (em: EntityManager) => r.handler({ params, query, body: input, caller: ctx.state.caller!, em, primaryEm: ctx.state.em, config, callers, ctx } as never);
+      const run = (em: EntityManager) => r.handler({ params, query, body: input, caller: ctx.state.caller!, em, primaryEm: ctx.state.em, config, callers, ctx, log: ctx.state.log } as never);
       // A GET is read-only work: a replica may serve it (src/platform/http/read-routing.ts).
       const result = await (r.method === 'get' ? readOnly(ctx, (route) => run(route.em)) : run(ctx.state.em))
         .catch(withRestFieldNames);

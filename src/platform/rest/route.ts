@@ -2,6 +2,7 @@ import type { ClassConstructor } from 'class-transformer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { AppContext } from '../http/state';
+import type { Logger } from '../logger';
 import type { Caller } from '../auth/caller';
 import type { CallerCache } from '../auth/caller-cache';
 import { ref, type JsonSchema, type RecordClass } from '../outputs/output';
@@ -26,6 +27,8 @@ interface RouteInput<P, Q, B> {
   config: Config;
   callers: CallerCache;
   ctx: AppContext;
+  /** The request's logger. */
+  log: Logger;
 }
 
 interface RouteResult {
