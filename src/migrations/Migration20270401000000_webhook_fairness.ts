@@ -15,11 +15,13 @@ import { Migration } from '@mikro-orm/migrations';
  * - `webhook_claim(...)`: the claim, one round trip. Claims take turns on a transaction-level advisory lock, and the
  *   claim's statement runs after it with a snapshot of its own (a volatile function's statements each take one), so
  *   that it sees the leases of every claim before it: the limits hold across the fleet, not per instance. Only the
- *   delivery loops take that lock; no writer ever waits for it.
+ *   delivery loops take that lock; no writer ever waits for it. `p_answered`: the caller's deliveries answered whose
+ *   results are not written yet, leased still but no longer in flight at their receiver.
  */
 
 const CLAIM_FUNCTION = `create or replace function webhook_claim(
-  p_limit integer, p_lease_seconds float8, p_per_endpoint integer, p_per_organization integer, p_breaker_after integer)
+  p_limit integer, p_lease_seconds float8, p_per_endpoint integer, p_per_organization integer, p_breaker_after integer,
+  p_answered uuid[])
 returns table (id uuid, attempt integer, event_id uuid, type text, body text, created_epoch float8, endpoint_id uuid,
   organization_id uuid, url text, secret text, previous_secret text, failing_since timestamptz, consecutive_failures integer)
 language plpgsql volatile as $$
@@ -29,7 +31,7 @@ begin
   return query
   with leased as (
     select d.endpoint_id, count(*)::integer as n from webhook_delivery d
-    where d.leased_until > clock_timestamp() group by d.endpoint_id
+    where d.leased_until > clock_timestamp() and d.id <> all(p_answered) group by d.endpoint_id
   ), endpoints as (
     select ep.id, ep.organization_id, coalesce(l.n, 0) as busy,
       case when ep.consecutive_failures >= p_breaker_after then 1 else p_per_endpoint end - coalesce(l.n, 0) as free
@@ -79,7 +81,7 @@ export class Migration20270401000000_webhook_fairness extends Migration {
   }
 
   override async down(): Promise<void> {
-    this.addSql('drop function if exists webhook_claim(integer, float8, integer, integer, integer);');
+    this.addSql('drop function if exists webhook_claim(integer, float8, integer, integer, integer, uuid[]);');
     this.addSql('drop index if exists "webhook_delivery_endpoint_due_index";');
     this.addSql('drop index if exists "webhook_delivery_leased_index";');
     this.addSql(`alter table "webhook_endpoint" drop column "consecutive_failures", drop column "paused_until",

@@ -43,8 +43,6 @@ interface Recorded extends AttemptResult {
  * its organization's pace longer than half of it is renewed before the attempt, or dropped if another instance took it.
  */
 const LEASE_MARGIN_MS = 5000;
-/** Results are written together: one statement per this many milliseconds of answers, not one per answer. */
-const FLUSH_MS = 20;
 /** At shutdown, how long attempts in flight are waited for; the others are left to their lease (attempted again). */
 const STOP_WAIT_MS = 2000;
 /** The longest a receiver's `Retry-After` pauses its endpoint: a receiver cannot park its deliveries for days. */
@@ -82,7 +80,18 @@ export class WebhookDelivery {
   /** Stopped and its results written: what still finishes is left to its lease. */
   private closed = false;
   private results: Recorded[] = [];
-  private flushTimer: NodeJS.Timeout | null = null;
+  /**
+   * Results are written together, as a database groups commits: while one record is written, the answers that come
+   * in wait and go in the next one, at once after it. One statement per answer when they are few, large batches
+   * under load, and no fixed linger: an attempt's lease, which counts in its endpoint's share, ends as soon as can be.
+   */
+  private recording = false;
+  /**
+   * Deliveries answered whose results are not written yet: their leases still count in the database, but no request
+   * of theirs is in flight, so this instance's claims leave them out of the shares (webhook_claim's p_answered).
+   */
+  private readonly answered = new Set<string>();
+  private flushQueued = false;
   private flushing: Promise<void> = Promise.resolve();
   private pollTimer: NodeJS.Timeout | null = null;
   private idle: Array<() => void> = [];
@@ -114,7 +123,10 @@ export class WebhookDelivery {
     this.poll();
   }
 
-  /** The outbox's message, decoded: deliveries were queued. */
+  /**
+   * The outbox's message, decoded: deliveries were queued. Also called when room is made in the shares (an answer
+   * came, a result was written): a claim running meanwhile that comes back short does not stop the loop.
+   */
   wake(): void {
     this.wakes++;
     this.drained = false;
@@ -152,12 +164,10 @@ export class WebhookDelivery {
     if (claimed.length < free && this.wakes === wakes) this.drained = true;
     for (const delivery of claimed) {
       this.inFlight++;
-      // The next claim waits for this attempt's result to be written (flush): until then its lease counts in its
-      // endpoint's and organization's shares, so a claim made at its end would find no room.
-      void this.attempt(delivery).then((queued) => {
+      void this.attempt(delivery).then(() => {
         this.inFlight--;
         if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
-        if (!queued) void this.pump();
+        this.wake();
       });
     }
     if (!this.drained) void this.pump();
@@ -174,8 +184,8 @@ export class WebhookDelivery {
    */
   private claim(limit: number): Promise<Claimed[]> {
     const c = this.config;
-    return this.sql<Claimed>('select * from webhook_claim(?, ?, ?, ?, ?)',
-      [limit, this.leaseSeconds, c.maxInFlightPerEndpoint, c.maxInFlightPerOrganization, c.breakerAfter]);
+    return this.sql<Claimed>('select * from webhook_claim(?, ?, ?, ?, ?, ?::uuid[])',
+      [limit, this.leaseSeconds, c.maxInFlightPerEndpoint, c.maxInFlightPerOrganization, c.breakerAfter, [...this.answered]]);
   }
 
   /** The `webhook-*` headers of Standard Webhooks; during a rotation, one signature per secret. */
@@ -189,8 +199,7 @@ export class WebhookDelivery {
     };
   }
 
-  /** True when a result is queued for the next flush (which claims again); false when nothing is (the caller claims). */
-  private async attempt(delivery: Claimed): Promise<boolean> {
+  private async attempt(delivery: Claimed): Promise<void> {
     try {
       const waitFrom = Date.now();
       await this.pace.removeTokens(1, delivery.organization_id);
@@ -198,12 +207,12 @@ export class WebhookDelivery {
         const renewed = await this.sql(`update webhook_delivery set next_attempt_at = clock_timestamp() + make_interval(secs => ?),
             leased_until = clock_timestamp() + make_interval(secs => ?) where id = ? and attempts = ? and status = 'pending' returning id`,
         [this.leaseSeconds, this.leaseSeconds, delivery.id, delivery.attempt]);
-        if (!renewed.length) return false;
+        if (!renewed.length) return;
       }
       const pausedUntil = this.paused.get(delivery.endpoint_id) ?? 0;
       if (pausedUntil > Date.now()) {
         await this.giveBack(delivery, pausedUntil - Date.now());
-        return false;
+        return;
       }
       this.paused.delete(delivery.endpoint_id);
       const attemptedAt = new Date();
@@ -215,7 +224,7 @@ export class WebhookDelivery {
         span.setAttribute('webhook.outcome', sent.outcome);
         return sent;
       });
-      if (this.closed) return false;
+      if (this.closed) return;
       this.metrics.webhookAttempts.inc({ outcome: result.outcome });
       if (result.outcome === 'succeeded') {
         this.metrics.webhookEventsDelivered.inc({ type: delivery.type });
@@ -223,17 +232,13 @@ export class WebhookDelivery {
       }
       const pauseMs = this.pauseOf(result);
       this.results.push({ ...result, delivery, attemptedAt, retryInMs: this.retryIn(delivery.attempt, result), pauseMs });
-      if (pauseMs) {
-        this.paused.set(delivery.endpoint_id, Math.max(this.paused.get(delivery.endpoint_id) ?? 0, Date.now() + pauseMs));
-        // The pause written now, not after the linger: the other instances read it from the endpoint's row.
-        if (this.flushTimer) clearTimeout(this.flushTimer);
-        void this.flush();
-      } else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
-      return true;
+      this.answered.add(delivery.id);
+      if (pauseMs) this.paused.set(delivery.endpoint_id, Math.max(this.paused.get(delivery.endpoint_id) ?? 0, Date.now() + pauseMs));
+      this.queueFlush();
     } catch (err) {
       // Nothing written: the lease runs out and the delivery is attempted again.
       this.log.error({ err: (err as Error).message, delivery: delivery.id }, 'webhooks: an attempt could not be made');
-      return false;
+      return;
     }
   }
 
@@ -261,17 +266,32 @@ export class WebhookDelivery {
     return Math.min(result.throttle.retryAfterMs ?? this.config.retryScheduleMs[0] ?? 0, MAX_PAUSE_MS);
   }
 
+  /** Answers of the same turn of the event loop go together; a record being written takes the next ones after it. */
+  private queueFlush(): void {
+    if (this.recording || this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      void this.flush();
+    });
+  }
+
   private flush(): Promise<void> {
-    this.flushTimer = null;
+    if (this.recording) return this.flushing;
     const batch = this.results.splice(0);
     if (!batch.length) return this.flushing;
-    this.flushing = this.flushing.then(() => inSpan('webhook record', { 'webhook.attempts': batch.length }, () => this.record(batch))).then(() => {
-      // Their leases are released: room in their shares, claim again.
-      this.drained = false;
-      void this.pump();
+    this.recording = true;
+    this.flushing = inSpan('webhook record', { 'webhook.attempts': batch.length }, () => this.record(batch)).then(() => {
+      // Their leases are released: room in the shares of the other instances' claims too.
+      for (const r of batch) this.answered.delete(r.delivery.id);
     }, (err) => {
+      // Their leases run out in their time; until then they count as in flight again (never fewer than the truth).
+      for (const r of batch) this.answered.delete(r.delivery.id);
       // The lease runs out and these deliveries are attempted again: at least once.
       this.log.error({ err: (err as Error).message, attempts: batch.length }, 'webhooks: attempts could not be recorded; they will be retried');
+    }).finally(() => {
+      this.recording = false;
+      if (this.results.length) this.queueFlush();
     });
     return this.flushing;
   }
@@ -325,8 +345,7 @@ export class WebhookDelivery {
       ]);
       clearTimeout(timer);
     }
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    await this.flush();
+    while (this.recording || this.results.length) await (this.recording ? this.flushing : this.flush());
     this.closed = true;
     this.sender.close();
   }
