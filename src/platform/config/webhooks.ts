@@ -21,11 +21,11 @@ export function webhooks(production: boolean) {
     /** How often an instance looks for due deliveries when no notification woke it (retries, a missed NOTIFY). */
     pollIntervalMs: durationVar('WEBHOOK_POLL_INTERVAL', '1s', 10, 600000),
     /** Attempts in flight at once on one instance: room for several tenants' shares (below) at once. */
-    concurrency: intVar('WEBHOOK_CONCURRENCY', 128, 1, 1000),
+    concurrency: intVar('WEBHOOK_CONCURRENCY', 512, 1, 10000),
     /** Attempts in flight at once to one endpoint, across the fleet. */
-    maxInFlightPerEndpoint: intVar('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 16, 1, 1000),
+    maxInFlightPerEndpoint: intVar('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 64, 1, 10000),
     /** Attempts in flight at once to one organization's endpoints, across the fleet: a tenant's share. */
-    maxInFlightPerOrganization: intVar('WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION', 32, 1, 10000),
+    maxInFlightPerOrganization: intVar('WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION', 128, 1, 10000),
     /** After this many failed attempts in a row, an endpoint gets one attempt in flight at a time until one succeeds. */
     breakerAfter: intVar('WEBHOOK_BREAKER_AFTER', 5, 1, 1000),
     /** Test events and redeliveries one endpoint may be asked for per minute (429 beyond). */
@@ -36,8 +36,8 @@ export function webhooks(production: boolean) {
     allowedNetworks: setting('WEBHOOK_ALLOWED_NETWORKS', networks('none')!, (raw, refused) => networks(raw)
       ?? refused(`must be none or a comma-separated list of networks such as 10.0.0.0/8, got "${raw}"`)),
     maxEndpointsPerOrganization: intVar('WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION', 20, 1, 1000),
-    /** Attempts per second to one organization's endpoints, per instance. */
-    maxAttemptsPerSecond: intVar('WEBHOOK_MAX_ATTEMPTS_PER_SECOND', 100, 1, 100000),
+    /** Attempts per second to one organization's endpoints, per instance: a ceiling on a tenant's rate (docs/webhooks.md). */
+    maxAttemptsPerSecond: intVar('WEBHOOK_MAX_ATTEMPTS_PER_SECOND', 1000, 1, 100000),
     /** After a rotation, the previous secret signs too for this long. */
     secretOverlapMs: durationVar('WEBHOOK_SECRET_OVERLAP', '24h', 0, 30 * DAY * 1000),
   });
