@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -104,6 +106,29 @@ export async function outbox(admin: Client): Promise<{ total: number; pending: n
 }
 
 /** After a fleet's stop: until the server has no WAL sender left, then the slots left behind dropped (as fanout). */
+/**
+ * How a fleet hears the outbox's wake-ups: through the change bus (issue 39's production topology: one decoder for
+ * the fleet) at BENCH_WEBHOOKS_BUS (default the machine's redis://127.0.0.1:6379), keys under a prefix of this run's
+ * own, deleted after; `none`: each instance decodes the WAL itself.
+ */
+export function changeBus(label: string): { mode: 'bus' | 'own'; busUrl: string; busKeyPrefix: string; clear(): Promise<void> } {
+  const url = process.env.BENCH_WEBHOOKS_BUS ?? 'redis://127.0.0.1:6379';
+  if (url === 'none') return { mode: 'own', busUrl: '', busKeyPrefix: '', clear: async () => undefined };
+  const busKeyPrefix = `bench-webhooks-${label}-${randomBytes(4).toString('hex')}`;
+  return {
+    mode: 'bus', busUrl: url, busKeyPrefix,
+    clear: async () => {
+      const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        const keys = await redis.keys(`${busKeyPrefix}:*`);
+        if (keys.length) await redis.del(...keys);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
+
 export async function afterFleet(admin: Client): Promise<void> {
   for (const until = Date.now() + 15_000; Date.now() < until;) {
     const { rows: [r] } = await admin.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where backend_type = 'walsender'`);

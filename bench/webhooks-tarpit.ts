@@ -2,7 +2,7 @@ import path from 'node:path';
 import { epochMs, percentile, sleep } from './commit-latency';
 import { Fleet } from './fanout-fleet';
 import { demoToken } from './support';
-import { afterFleet, createEndpoint, DELIVERING, EMPTY_OUTBOX, ORGANIZATIONS, outbox, ROOT, type WebhooksCluster } from './webhooks-cluster';
+import { afterFleet, changeBus, createEndpoint, DELIVERING, EMPTY_OUTBOX, ORGANIZATIONS, outbox, ROOT, type WebhooksCluster } from './webhooks-cluster';
 import { HookReceiver, Tarpit } from './webhooks-receivers';
 
 // The tarpit part of `npm run bench webhooks` (issue 40; described in bench/webhooks.bench.ts): how late another
@@ -77,8 +77,9 @@ async function probe(api: Api, endpoint: string, receiver: HookReceiver, tarpit:
 async function measure(db: WebhooksCluster, receiver: HookReceiver, tarpit: Tarpit, instances: number): Promise<Figures> {
   const { admin, url } = db;
   const label = `tarpit-${instances}`;
+  const bus = changeBus(label);
   const fleet = await Fleet.start({
-    databaseUrl: url, mode: 'own', instances, busUrl: '', busKeyPrefix: '', logDir: path.join(ROOT, 'instances'), label,
+    databaseUrl: url, ...bus, instances, logDir: path.join(ROOT, 'instances'), label,
     // The limit on test events per endpoint (where the build has one) lifted: B's endpoint is asked for 80 in a minute.
     env: { ...DELIVERING, WEBHOOK_MANUAL_SENDS_PER_MINUTE: '10000', ...JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string> },
   });
@@ -124,6 +125,7 @@ async function measure(db: WebhooksCluster, receiver: HookReceiver, tarpit: Tarp
     tarpit.reset();
     await admin.query(EMPTY_OUTBOX);
     await afterFleet(admin);
+    await bus.clear();
   }
 }
 

@@ -8,7 +8,7 @@ import { Fleet } from './fanout-fleet';
 import { clusterCpuMs, machineCpuMs, processCpuMs } from './proc-cpu';
 import { demoToken } from './support';
 import {
-  afterFleet, createEndpoint, DELIVERING, EMPTY_OUTBOX, ORGANIZATIONS, outbox, resetStatements, ROOT, statementStats,
+  afterFleet, changeBus, createEndpoint, DELIVERING, EMPTY_OUTBOX, ORGANIZATIONS, outbox, resetStatements, ROOT, statementStats,
   type StatementFigures, type WebhooksCluster,
 } from './webhooks-cluster';
 import { monotonicUs, profileLines, summarizeProfiles } from './webhooks-profile';
@@ -90,8 +90,9 @@ async function measure(db: WebhooksCluster, writers: Writers, receiver: HookRece
   const label = `throughput-${instances}`;
   const profileDir = path.join(ROOT, 'profiles', label);
   rmSync(profileDir, { recursive: true, force: true });
+  const bus = changeBus(label);
   const fleet = await Fleet.start({
-    databaseUrl: url, mode: 'own', instances, busUrl: '', busKeyPrefix: '', logDir: path.join(ROOT, 'instances'), label,
+    databaseUrl: url, ...bus, instances, logDir: path.join(ROOT, 'instances'), label,
     env: { ...DELIVERING, WEBHOOK_MAX_ATTEMPTS_PER_SECOND: '100000', ...JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string> },
     nodeFlags: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });
@@ -172,6 +173,7 @@ async function measure(db: WebhooksCluster, writers: Writers, receiver: HookRece
   } finally {
     await fleet.stop();
     await afterFleet(admin);
+    await bus.clear();
   }
   const profile = PROFILE ? summarizeProfiles(profileDir, window.fromUs, window.toUs) : null;
   if (PROFILE && !profile) console.log(`webhooks: ${label}: no CPU profile in ${profileDir} (an instance killed at its stop writes none)`);

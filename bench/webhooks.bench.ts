@@ -19,7 +19,8 @@ import { throughput } from './webhooks-throughput';
  * binaries have it (BENCH_WEBHOOKS_PGSS=0: not). One database, migrated, the demo data and BENCH_PROJECTS projects of
  * bench/dataset.ts (default 1,000, as write-ceiling), analyzed. Every endpoint and the outbox are emptied before each
  * part. The service runs as processes of the built service (bench/fanout-fleet.ts: dist/src/server.js, production
- * configuration, each instance decoding the WAL itself, its log under .data/bench-webhooks/instances, rate limits in
+ * configuration, the fleet hearing the outbox through the change bus, BENCH_WEBHOOKS_BUS, default the machine's Redis,
+ * keys of the run's own, deleted after (`none`: each instance decoding the WAL itself), its log under .data/bench-webhooks/instances, rate limits in
  * memory and lifted, the API's quota at 100,000,000 requests a window) with WEBHOOK_DELIVERY=true, DATABASE_POOL_SIZE=10
  * (the default: fanout's fleet has 2), WEBHOOK_HTTPS_ONLY=false and WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8 (loopback is
  * refused unless named), plus BENCH_SERVER_ENV (JSON). A new fleet per configuration.

@@ -98,13 +98,15 @@ function resolveAll(host: string): Promise<string[]> {
 }
 
 /**
- * A DNS lookup for http.request that refuses a name resolving to any address not allowed. Node skips the lookup
+ * A DNS lookup for http.request that refuses a name resolving to any address not allowed, or not resolving. Node skips the lookup
  * for an IP literal: `checkTarget` covers those before the request.
  */
 export function guardedLookup(config: Pick<WebhooksConfig, 'allowedNetworks'>): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err, '', 0);
+      // A name that does not resolve is refused like one that resolves to a refused address: an outcome of its own
+      // would tell the endpoint's organization which internal names exist (the resolver's error goes to the log).
+      if (err) return callback(new TargetRefused({ host: hostname, dnsError: err.code ?? err.message }), '', 0);
       if (addresses.some((a) => !addressAllowed(a.address, config))) {
         return callback(new TargetRefused({ host: hostname, addresses: addresses.map((a) => a.address) }), '', 0);
       }

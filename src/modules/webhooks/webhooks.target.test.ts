@@ -96,6 +96,14 @@ describe('WebhookSender.send (each delivery attempt)', () => {
     expect(logged.map((l) => JSON.stringify(l)).join('\n')).toContain('127.0.0.1');
   });
 
+  it('records a name that does not resolve as the same refusal as one resolving to a refused address: no outcome tells whether an internal name exists', async () => {
+    const missing = await sender.send('http://nothing-here.invalid/hook', { 'webhook-id': 'msg_2' }, '{}');
+    const internal = await sender.send('http://localhost:9/hook', { 'webhook-id': 'msg_3' }, '{}');
+    expect([missing.outcome, missing.status, missing.error]).toEqual([internal.outcome, internal.status, internal.error]);
+    expect(missing.outcome).toBe('refused');
+    expect(logged.map((l) => JSON.stringify(l)).join('\n')).toContain('nothing-here.invalid');
+  });
+
   it('refuses an IPv4-compatible IPv6 literal (::/96) without connecting', async () => {
     for (const url of ['http://[::7f00:1]:9/hook', 'http://[::a9fe:a9fe]/latest', 'http://[::10.0.0.1]/']) {
       expect([url, (await sender.send(url, {}, '{}')).outcome]).toEqual([url, 'refused']);
