@@ -74,6 +74,11 @@ async function probe(api: Api, endpoint: string, receiver: HookReceiver, tarpit:
   return { probes: probes.length, delays, tarpitHeld: tarpit.maxOpen, flood };
 }
 
+async function hasBreaker(admin: WebhooksCluster['admin']): Promise<boolean> {
+  const { rows } = await admin.query(`select 1 from information_schema.columns where table_name = 'webhook_endpoint' and column_name = 'consecutive_failures'`);
+  return rows.length > 0;
+}
+
 async function measure(db: WebhooksCluster, receiver: HookReceiver, tarpit: Tarpit, instances: number): Promise<Figures> {
   const { admin, url } = db;
   const label = `tarpit-${instances}`;
@@ -97,7 +102,8 @@ async function measure(db: WebhooksCluster, receiver: HookReceiver, tarpit: Tarp
       b = await createEndpoint(base, api.token, ORGANIZATIONS.b, `${receiver.url}/hook/b`, 'webhooks bench, tarpit (B)');
     }
     await admin.query(EMPTY_OUTBOX);
-    await admin.query('update webhook_endpoint set failing_since = null');
+    // Each configuration from healthy endpoints: no failing streak, breaker closed (the columns exist from issue 40 on).
+    await admin.query(`update webhook_endpoint set failing_since = null${await hasBreaker(admin) ? ', consecutive_failures = 0, paused_until = null' : ''}`);
     tarpit.reset();
     receiver.reset();
 
