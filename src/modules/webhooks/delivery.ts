@@ -238,7 +238,6 @@ export class WebhookDelivery {
     } catch (err) {
       // Nothing written: the lease runs out and the delivery is attempted again.
       this.log.error({ err: (err as Error).message, delivery: delivery.id }, 'webhooks: an attempt could not be made');
-      return;
     }
   }
 
