@@ -24,7 +24,17 @@ const killRunning = () => {
  * through the database.
  */
 export async function startInstanceProcess(databaseUrl: string, publicUrl: string, env: Record<string, string> = {}, entry = path.join(__dirname, '../../src/server.ts')): Promise<InstanceProcess> {
-  const port = await freePort();
+  // A free port can be taken by another test's process between its choice and the instance's listen: another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(await freePort(), databaseUrl, publicUrl, env, entry);
+    } catch (err) {
+      if (attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startOn(port: number, databaseUrl: string, publicUrl: string, env: Record<string, string>, entry: string): Promise<InstanceProcess> {
   // An IPC channel too: an entry of a test's own (test/support/traced-instance.ts) answers questions over it.
   const proc = spawn(process.execPath, ['-r', path.join(__dirname, 'swc-register.js'), entry], {
     env: {
