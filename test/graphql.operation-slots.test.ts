@@ -184,6 +184,33 @@ describe('an operation waiting for its turn', () => {
     }
   });
 
+  it('logs and counts a request whose client went away while it waited as 499, not as a missing route\'s 404', async () => {
+    const lines: Array<{ msg?: string; method?: string; path?: string; status?: number }> = [];
+    const logged = await startTestApp({
+      GRAPHQL_MAX_CONCURRENT_OPERATIONS: '1', REST_MAX_CONCURRENT_WRITES: '1', GRAPHQL_QUEUE_TIMEOUT_MS: '6000', DATABASE_LOCK_TIMEOUT_MS: '5000', DATABASE_STATEMENT_TIMEOUT_MS: '6000', LOG_LEVEL: 'info',
+    }, undefined, { logTo: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+    try {
+      const architect = await tokenFor(logged.url, 'architect@demo.test');
+      const slot = await holdTheOnlySlot(logged, architect);
+      try {
+        await expect(gql(logged.url, architect, CREATE_TRADE, { p: PROJECT, i: { name: 'Given up', number: '95', shortName: 'GU' } }, { timeoutMs: 300 }))
+          .rejects.toThrow();
+        await slot.release();
+        const after = await gql(logged.url, architect, CREATE_TRADE, { p: DEMO_IDS.projects.school, i: { name: 'After the one given up', number: '98', shortName: 'AG' } }, { timeoutMs: HANG_MS });
+        expect(after.status).toBe(200);
+      } finally {
+        await slot.release();
+      }
+      const graphqlPosts = lines.filter((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/graphql').map((l) => l.status);
+      expect(graphqlPosts.sort()).toEqual([200, 200, 499]);
+      const metrics = await (await fetch(`${logged.url}/metrics`)).text();
+      expect(metrics).toMatch(/^http_requests_total\{method="POST",route="\/graphql",status="499"\} 1$/m);
+      expect(metrics).not.toMatch(/^http_requests_total\{method="POST",route="\/graphql",status="404"\}/m);
+    } finally {
+      await logged.close();
+    }
+  });
+
   it('is not executed when its client went away while it waited', async () => {
     const slot = await holdTheOnlySlot(t, token);
     try {

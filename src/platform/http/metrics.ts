@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import type { Config } from '../config';
 import { UnauthenticatedError } from '../errors/errors';
 import { UNMATCHED_ROUTE, type Metrics } from '../metrics';
-import type { AppContext, AppMiddleware, AppState } from './state';
+import { finalStatus, type AppContext, type AppMiddleware, type AppState } from './state';
 import { nameRequestSpan } from '../telemetry/tracing';
 
 /** The route template @koa/router matched (`/api/svc/v1/projects/:projectId`), never the raw path. */
@@ -23,7 +23,7 @@ export function httpMetrics(metrics: Metrics): AppMiddleware {
     try {
       await next();
     } finally {
-      const labels = { method: ctx.method, route: routeOf(ctx), status: String(ctx.status) };
+      const labels = { method: ctx.method, route: routeOf(ctx), status: String(finalStatus(ctx)) };
       metrics.httpRequests.inc(labels);
       end(labels);
       // The trace's request span is named as the metrics label it, never after the raw URL (docs/tracing.md).

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { watchingConnectionCuts } from '../database/limits';
-import type { AppMiddleware } from './state';
+import { finalStatus, type AppMiddleware } from './state';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -31,7 +31,7 @@ export function requestContext(orm: MikroORM, log: Logger): AppMiddleware {
         request_id: requestId,
         method: ctx.method,
         path: ctx.path,
-        status: ctx.status,
+        status: finalStatus(ctx),
         duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
       }, 'request');
     }

@@ -37,3 +37,14 @@ export interface RequestReads {
 
 export type AppContext = Koa.ParameterizedContext<AppState>;
 export type AppMiddleware = Koa.Middleware<AppState>;
+
+/** nginx's status for a request whose client closed the connection before it was answered. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * The status a request ends with, as the access log and the metrics count it: 499 when its client left before the
+ * answer (a request given up while it waited for its turn ran nothing, and is not a missing route's 404).
+ */
+export function finalStatus(ctx: AppContext): number {
+  return ctx.req?.socket?.destroyed && !ctx.res?.headersSent ? CLIENT_CLOSED_REQUEST : ctx.status;
+}
