@@ -167,8 +167,10 @@ describeWithRedis('the change bus and the slot, failing for real', () => {
         await other.end();
       }
       await eventually(async () => subs.every((s) => kindsIn(s).includes('RESYNC')), 'RESYNC on every subscriber');
-      const slots = await queryRows<{ wal_status: string; active: boolean }>(db, `select wal_status, active from pg_replication_slots where database = 'tender'`);
-      expect(slots).toEqual([{ wal_status: 'reserved', active: true }]);
+      // The gap marker that makes the RESYNC is published before the new slot is made, so the slot comes after it.
+      const slotsNow = () => queryRows<{ wal_status: string; active: boolean }>(db, `select wal_status, active from pg_replication_slots where database = 'tender'`);
+      await eventually(async () => (await slotsNow()).some((s) => s.active), 'a new slot streaming');
+      expect(await slotsNow()).toEqual([{ wal_status: 'reserved', active: true }]);
       for (const s of subs) s.stop();
     }, 90_000);
   });
