@@ -65,6 +65,64 @@ describe('extensions.cost: what each operation cost', () => {
   });
 });
 
+describe('a list\'s first, costed as its field reads it (issue 41)', () => {
+  let t: TestApp;
+  let architect: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    architect = await tokenFor(t.url, 'architect@demo.test');
+  });
+  afterAll(() => t?.close());
+
+  const NO_WEBHOOK = '00000000-0000-4000-8000-000000000000';
+  // 10 x (1 + 500 x (1 + 3)) = 20,010: over the limit of 20,000 by itself.
+  const OVER = Array.from({ length: 10 }, (_, i) => `p${i}: projects(first: 500) { nodes { id name archived } }`).join(' ');
+
+  it('costs webhookAttempts below 1 as the page of 1 it answers, literal or variable: a negative first no longer lowers the cost', async () => {
+    for (const [query, variables] of [
+      [`{ webhookAttempts(webhookId: "${NO_WEBHOOK}", first: -1000000) { id } }`, undefined],
+      ['query($n: Int!) { webhookAttempts(webhookId: "' + NO_WEBHOOK + '", first: $n) { id } }', { n: -1000000 }],
+      [`{ webhookAttempts(webhookId: "${NO_WEBHOOK}", first: 0) { id } }`, undefined],
+    ] as const) {
+      const res = await gql(t.url, architect, query, variables);
+      // The field runs (an unknown endpoint: NOT_FOUND) and is costed at its page of 1: 1 + 1 x 1.
+      expect([res.body.errors?.[0]?.extensions.code, res.body.extensions.cost.requested]).toEqual(['NOT_FOUND', 2]);
+    }
+    const above = await gql(t.url, architect, `{ webhookAttempts(webhookId: "${NO_WEBHOOK}", first: 1000000) { id } }`);
+    expect(above.body.extensions.cost.requested).toBe(1 + 100);
+  });
+
+  it('refuses a document over the cost limit whatever first below 1 it adds, literal or variable, before it runs', async () => {
+    const alone = await gql(t.url, architect, `{ ${OVER} }`);
+    expect([alone.status, alone.body.errors[0].extensions.code]).toEqual([400, 'COST_LIMIT']);
+    expect(alone.body.errors[0].message).toMatch(/requested cost is 20010,/);
+    for (const [query, variables] of [
+      [`{ ${OVER} w: webhookAttempts(webhookId: "${NO_WEBHOOK}", first: -1000000) { id } }`, undefined],
+      [`query($n: Int!) { ${OVER} w: webhookAttempts(webhookId: "${NO_WEBHOOK}", first: $n) { id } }`, { n: -1000000 }],
+    ] as const) {
+      const res = await gql(t.url, architect, query, variables);
+      expect([res.status, res.body.data, res.body.errors[0].extensions.code]).toEqual([400, undefined, 'COST_LIMIT']);
+      expect(res.body.errors[0].message).toMatch(/requested cost is 20012,/);
+    }
+  });
+
+  it('refuses projects with first below 1, literal or variable, with the field\'s own BAD_USER_INPUT, before anything runs', async () => {
+    for (const [query, variables] of [
+      ['{ projects(first: -1000000) { totalCount } }', undefined],
+      ['query($n: Int) { projects(first: $n) { totalCount } }', { n: -1000000 }],
+      ['{ projects(first: 0) { totalCount } }', undefined],
+      [`{ ${OVER.split(' p1:')[0]} bad: projects(first: -1000000) { totalCount } }`, undefined],
+    ] as const) {
+      const res = await gql(t.url, architect, query, variables);
+      expect([res.status, res.body.data, res.body.extensions?.cost]).toEqual([400, undefined, undefined]);
+      expect(res.body.errors).toEqual([{
+        message: expect.any(String),
+        extensions: { code: 'BAD_USER_INPUT', errors: [{ field: 'first', message: 'must be a whole number from 1 to 500' }] },
+      }]);
+    }
+  });
+});
+
 describe('projects without first: a page of 100, not every project', () => {
   let t: TestApp;
   let architect: string;
@@ -130,6 +188,12 @@ describe('the graphql-cost budget of each caller', () => {
     const left = Number(/(\d+) is left/.exec(res.body.errors[0].message)![1]);
     expect(left).toBeGreaterThan(0);
     expect(item(res.headers.get('ratelimit'), 'graphql-cost')).toEqual({ r: left, t: Number(res.headers.get('retry-after')) });
+  });
+
+  it('refuses as over the budget an operation that adds a first below 1 to one the budget cannot cover', async () => {
+    const res = await gql(t.url, architect, '{ projects(first: 500) { nodes { id } } webhookAttempts(webhookId: "00000000-0000-4000-8000-000000000000", first: -1000) { id } }');
+    expect([res.status, res.body.data, res.body.errors[0].extensions.code]).toEqual([429, undefined, 'RATE_LIMITED']);
+    expect(res.body.errors[0].message).toMatch(/requested cost is 1003, \d+ is left/);
   });
 
   it('once spent, refuses the caller at the door with 429, its body unread, and serves another caller as before', async () => {

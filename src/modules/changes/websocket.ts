@@ -10,7 +10,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../../platform/config';
-import { GraphQLLimitError, TrustedDocumentError } from '../../platform/errors/errors';
+import { GraphQLLimitError, TrustedDocumentError, ValidationError } from '../../platform/errors/errors';
 import { toAppError } from '../../platform/errors/database-faults';
 import { trustedDocumentOf, type RequestedDocument, type TrustedDocumentsSettings } from '../../platform/graphql/trusted-documents';
 import { CLOSE, closingOf } from '../../platform/errors/websocket';
@@ -253,7 +253,13 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
       if (operation.operation !== 'subscription') {
         return refusal(`Only subscriptions are served over WebSocket: send a ${operation.operation} to /graphql over HTTP`);
       }
-      const cost = requestedCost(schema, document, payload.operationName ?? undefined, payload.variables ?? undefined);
+      let cost: number | null;
+      try {
+        cost = requestedCost(schema, document, payload.operationName ?? undefined, payload.variables ?? undefined);
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        return [new GraphQLError(err.message, { originalError: err })];
+      }
       if (cost !== null && cost > GRAPHQL_LIMITS.maxCost) {
         return [limitError('COST_LIMIT', `The operation's requested cost is ${cost}, over the limit of ${GRAPHQL_LIMITS.maxCost}: ask for fewer fields`)];
       }

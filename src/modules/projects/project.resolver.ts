@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { CreateProjectInput } from './project.input';
-import { DEFAULT_PAGE_SIZE, encodeCursor, pageSize } from '../../platform/database/pagination';
+import { encodeCursor, PAGE, pageOf } from '../../platform/database/pagination';
+import { Paged } from '../../platform/graphql/cost';
 import { ProjectService, type ProjectFields } from './project.service';
 import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
@@ -16,14 +17,15 @@ type ProjectRoot = ProjectFields;
 @Resolver(() => Project)
 export class ProjectResolver {
   @Query(() => ProjectConnection, { description: 'Projects of the caller\'s organizations, newest first' })
+  @Paged(PAGE)
   async projects(
     @Ctx() { sc, selection }: GraphQLContext,
     @Arg('archived', () => Boolean, { nullable: true, description: 'true: only archived projects' }) archived?: boolean | null,
-    @Arg('first', () => Int, { nullable: true, defaultValue: DEFAULT_PAGE_SIZE, description: `Page size (1-500); ${DEFAULT_PAGE_SIZE} when absent or null` }) first?: number | null,
+    @Arg('first', () => Int, { nullable: true, defaultValue: PAGE.default, description: `Page size (1-${PAGE.max}); ${PAGE.default} when absent or null` }) first?: number | null,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
   ): Promise<ProjectConnection> {
     const page = await new ProjectService(sc).list({
-      archived: !!archived, first: pageSize(first ?? DEFAULT_PAGE_SIZE, 'first'), after, count: selection.has('ProjectConnection', 'totalCount'),
+      archived: !!archived, first: pageOf(PAGE, first), after, count: selection.has('ProjectConnection', 'totalCount'),
     });
     const nodes = page.items as Project[];
     const edges = page.items.map((p, i) => ({ cursor: encodeCursor(p.createdAt, p.id), node: nodes[i] }));

@@ -3,7 +3,8 @@ import type { GraphQLContext } from '../context';
 import { uuidArguments } from '../../platform/graphql/uuid-args';
 import { CreateWebhookInput, UpdateWebhookInput } from './webhook.input';
 import { Webhook, WebhookAttempt, WebhookEvent, WebhookSecret } from './webhook.output';
-import { MAX_ATTEMPTS_LISTED, WebhookService } from './webhook.service';
+import { ATTEMPTS_PAGE, WebhookService } from './webhook.service';
+import { Paged } from '../../platform/graphql/cost';
 
 /** The REST webhook operations (webhooks.routes.ts), in GraphQL: one service, the same rules and errors. */
 @UseMiddleware(uuidArguments)
@@ -19,10 +20,11 @@ export class WebhookResolver {
     return new WebhookService(sc).get(id);
   }
 
-  @Query(() => [WebhookAttempt], { description: `The endpoint's latest delivery attempts, newest first (at most ${MAX_ATTEMPTS_LISTED})` })
+  @Query(() => [WebhookAttempt], { description: `The endpoint's latest delivery attempts, newest first (at most ${ATTEMPTS_PAGE.max})` })
+  @Paged(ATTEMPTS_PAGE)
   webhookAttempts(
     @Arg('webhookId', () => ID) webhookId: string,
-    @Arg('first', () => Int, { defaultValue: 50 }) first: number,
+    @Arg('first', () => Int, { defaultValue: ATTEMPTS_PAGE.default }) first: number,
     @Ctx() { sc }: GraphQLContext,
   ) {
     return new WebhookService(sc).attempts(webhookId, first);

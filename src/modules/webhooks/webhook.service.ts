@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { boundQuery } from '../../platform/database/bound-query';
+import { pageOf, type PageRange } from '../../platform/database/pagination';
 import { ownedBy } from '../../platform/database/tenancy';
 import { rowDate, type PgTimestamp } from '../../platform/database/rows';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../platform/errors/errors';
@@ -63,8 +64,8 @@ const wakeDelivery = (em: EntityManager) => boundQuery(em, 'select pg_logical_em
 /** Standard Webhooks' secret format: `whsec_` and the base64 of the HMAC key (24 random bytes). */
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
-/** Most attempts one list answers. */
-export const MAX_ATTEMPTS_LISTED = 100;
+/** An endpoint's attempts: 50 a page, at most 100; GraphQL's `first` out of range is taken as the nearest (REST's `limit` refuses it). */
+export const ATTEMPTS_PAGE: PageRange = { default: 50, max: 100, outside: 'clamp' };
 
 /**
  * Webhook endpoints of the caller's Administrator organizations (docs/webhooks.md): an endpoint of another
@@ -205,14 +206,14 @@ export class WebhookService {
   }
 
   /** The endpoint's latest attempts, newest first. */
-  async attempts(id: string, limit = 50): Promise<WebhookAttempt[]> {
+  async attempts(id: string, first?: number | null): Promise<WebhookAttempt[]> {
     const endpoint = await this.endpointRow(this.sc.em, id);
     const rows = await boundQuery<{
       id: string; event_id: string; type: string; attempt: number; attempted_at: string; outcome: string;
       response_status: number | null; response_body: string | null; error: string | null; duration_ms: number;
     }>(this.sc.em, `select a.id, a.event_id, e.type, a.attempt, a.attempted_at, a.outcome, a.response_status, a.response_body, a.error, a.duration_ms
       from webhook_attempt a join webhook_event e on e.id = a.event_id
-      where a.endpoint_id = ? order by a.attempted_at desc, a.id limit ?`, [endpoint.id, Math.min(Math.max(1, limit), MAX_ATTEMPTS_LISTED)]);
+      where a.endpoint_id = ? order by a.attempted_at desc, a.id limit ?`, [endpoint.id, pageOf(ATTEMPTS_PAGE, first)]);
     return rows.map((r) => ({
       id: r.id, eventId: r.event_id, eventType: r.type, attempt: r.attempt, attemptedAt: rowDate(r.attempted_at), outcome: r.outcome,
       responseStatus: r.response_status, responseBody: r.response_body, error: r.error, durationMs: r.duration_ms,

@@ -5,7 +5,7 @@ import { toRest } from '../../platform/rest/serialize';
 import { ref } from '../../platform/outputs/output';
 import { CreateWebhookInput, UpdateWebhookInput, WebhookAttemptParams, WebhookParams } from './webhook.input';
 import { Webhook, WebhookAttempt, WebhookEvent, WebhookSecret } from './webhook.output';
-import { MAX_ATTEMPTS_LISTED, WebhookService } from './webhook.service';
+import { ATTEMPTS_PAGE, WebhookService } from './webhook.service';
 
 const tag = 'Webhooks';
 const ONE = keyed('webhook', Webhook);
@@ -14,7 +14,7 @@ const WITH_SECRET = ref(WebhookSecret);
 
 /** Query of the attempts list. */
 class WebhookAttemptsQuery {
-  @Optional() @Matches(/^([1-9]\d?|100)$/, { message: `must be a whole number from 1 to ${MAX_ATTEMPTS_LISTED}` })
+  @Optional() @Matches(/^([1-9]\d?|100)$/, { message: `must be a whole number from 1 to ${ATTEMPTS_PAGE.max}` })
   limit?: string;
 }
 
@@ -98,7 +98,7 @@ export const webhookRoutes: RouteDef[] = [
   }),
   route({
     operationId: 'listWebhookAttempts', method: 'get', prefix: 'svc', path: '/webhooks/:webhookId/attempts', tag,
-    summary: `The endpoint's latest delivery attempts, newest first (50, or \`limit\` up to ${MAX_ATTEMPTS_LISTED}); kept for WEBHOOK_RETENTION (30 days).`,
+    summary: `The endpoint's latest delivery attempts, newest first (${ATTEMPTS_PAGE.default}, or \`limit\` up to ${ATTEMPTS_PAGE.max}); kept for WEBHOOK_RETENTION (30 days).`,
     description: 'Each attempt with its outcome, the answer\'s status and the first 512 characters of its body, and how long it took.',
     params: WebhookParams,
     query: WebhookAttemptsQuery,

@@ -38,16 +38,38 @@ export function decodeCursor(cursor: string, field = 'cursor'): Cursor {
 
 export const MAX_PAGE_SIZE = 500;
 /** Page size of a GraphQL list asked without `first` (REST lists without `limit` answer every record, as interface.md says). */
-export const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 100;
+
+const outOfRange = (field: string, max: number) => new ValidationError([{ field, message: `must be a whole number from 1 to ${max}` }]);
 
 /** Parses a page size from a query string or GraphQL argument. */
 export function pageSize(value: string | number | undefined | null, field = 'limit'): number | null {
   if (value === undefined || value === null) return null;
   const n = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) {
-    throw new ValidationError([{ field, message: `must be a whole number from 1 to ${MAX_PAGE_SIZE}` }]);
-  }
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) throw outOfRange(field, MAX_PAGE_SIZE);
   return n;
+}
+
+/**
+ * A GraphQL list's `first`: its default, its largest page, and what the field does with a value out of 1..max
+ * (refuses it, or takes the nearest). Declared once per field (`@Paged`), read by the field through pageOf() and by
+ * the cost estimator before anything runs, so the cost is that of the page the field will use.
+ */
+export interface PageRange {
+  default: number;
+  max: number;
+  outside: 'refuse' | 'clamp';
+}
+
+/** The paged lists' range: 1-500, 100 when absent; out of range is a 400. */
+export const PAGE: PageRange = { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE, outside: 'refuse' };
+
+/** The page a field uses for `first` (absent or null: the default); a refused value is a ValidationError on `first`. */
+export function pageOf(range: PageRange, first: number | null | undefined): number {
+  if (first === undefined || first === null) return range.default;
+  if (range.outside === 'clamp') return Math.min(Math.max(1, first), range.max);
+  if (!Number.isInteger(first) || first < 1 || first > range.max) throw outOfRange('first', range.max);
+  return first;
 }
 
 export interface Page<T> {

@@ -3,8 +3,9 @@ import { GraphQLError, type DocumentNode, type GraphQLField, type GraphQLSchema 
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { TooManyRequestsError, withoutStack } from '../errors/errors';
-import { DEFAULT_PAGE_SIZE } from '../database/pagination';
+import { Extensions } from 'type-graphql';
+import { TooManyRequestsError, ValidationError, withoutStack } from '../errors/errors';
+import { pageOf, type PageRange } from '../database/pagination';
 import type { Quota } from '../http/rate-limiters';
 import { GRAPHQL_LIMITS, limitError } from './limits';
 
@@ -12,17 +13,28 @@ import { GRAPHQL_LIMITS, limitError } from './limits';
  * What a GraphQL operation costs (docs/rate-limits.md, "GraphQL cost"), in values of the answer:
  *
  * - **requested**, before it runs, from the document and its variables: every field selected counts 1, and what a
- *   list's elements select counts once per element it may hold: `first` (its default page when absent), or the
- *   length of the list of ids asked for. A list the API does not page (a project's templates) counts one element:
+ *   list's elements select counts once per element it may hold: the page its `first` gives (coerced, then read as
+ *   the field reads it: its default when absent, clamped or refused by its range), or the length of the list of ids
+ *   asked for. A list the API does not page (a project's templates) counts one element:
  *   its length is the data's, not the caller's choice. Refused over GRAPHQL_LIMITS.maxCost (COST_LIMIT), and when
  *   the caller's budget cannot cover it (429).
  * - **actual**, once it ran: the values its answer holds (every field of every object, a list of scalars one).
  *   Charged to the caller's budget.
  */
 
-/** How many elements a field's list may hold, as far as its arguments bound it. */
+/** Declares a list field's `first` (its range, its default): the field reads it with pageOf(), the cost here. */
+export const Paged = (range: PageRange) => Extensions({ page: range });
+
+/** The range a field declared with @Paged. */
+export const pageRangeOf = (field: GraphQLField<unknown, unknown>) => field.extensions.page as PageRange | undefined;
+
+/**
+ * How many elements a field's list may hold, as far as its arguments bound it. A `first` the field refuses throws its
+ * ValidationError here, before anything runs.
+ */
 function listBound(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number {
-  if (field.args.some((a) => a.name === 'first')) return typeof args.first === 'number' ? args.first : DEFAULT_PAGE_SIZE;
+  const range = pageRangeOf(field);
+  if (range) return pageOf(range, args.first as number | null | undefined);
   for (const value of Object.values(args)) if (Array.isArray(value)) return value.length;
   return 1;
 }
@@ -31,12 +43,13 @@ const estimator: ComplexityEstimator = ({ field, args, childComplexity }) => 1 +
 
 /**
  * The requested cost of the operation; null when its variables do not coerce (the executor then answers graphql-js's
- * own error, and nothing runs or is charged).
+ * own error, and nothing runs or is charged). Throws the ValidationError of a `first` its field refuses.
  */
 export function requestedCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined): number | null {
   try {
     return getComplexity({ schema, query: document, operationName, variables, estimators: [estimator] });
-  } catch {
+  } catch (err) {
+    if (err instanceof ValidationError) throw err;
     return null;
   }
 }
@@ -140,7 +153,13 @@ export function costPlugin<T extends CostContext>(budget: CostBudget): ApolloSer
       let requested: number | null = null;
       return {
         async didResolveOperation({ schema, document, operationName, request, contextValue }) {
-          requested = requestedCost(schema, document, operationName ?? undefined, request.variables);
+          try {
+            requested = requestedCost(schema, document, operationName ?? undefined, request.variables);
+          } catch (err) {
+            // The field's own error, as it would have answered it, but before anything runs: a 400 like a variable's.
+            if (!(err instanceof ValidationError)) throw err;
+            throw new GraphQLError(err.message, { originalError: err, extensions: { http: { status: 400, headers: new HeaderMap() } } });
+          }
           if (requested === null) return;
           // Thrown here, Apollo answers with the HTTP status the error carries (500 without one).
           if (requested > GRAPHQL_LIMITS.maxCost) {
