@@ -165,10 +165,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ RATE_LIMIT_MERGE_MS: '-1' })).toThrow('RATE_LIMIT_MERGE_MS must be a whole number from 0 to 60000');
   });
 
-  it('subscriptions: a 250 ms coalescing window, 20 subscriptions per connection, 10 connections per caller; each bounded', () => {
-    expect(loadConfig({}).subscriptions).toEqual({ coalesceMs: 250, maxPerConnection: 20, maxConnectionsPerCaller: 10 });
-    expect(loadConfig({ SUBSCRIPTIONS_COALESCE_MS: '0', SUBSCRIPTIONS_MAX_PER_CONNECTION: '5', SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER: '100' }).subscriptions)
-      .toEqual({ coalesceMs: 0, maxPerConnection: 5, maxConnectionsPerCaller: 100 });
+  it('subscriptions: a 250 ms coalescing window, 20 subscriptions per connection, 10 connections per caller, 1 MiB waiting and 12 s to read it per connection; each bounded', () => {
+    expect(loadConfig({}).subscriptions).toEqual({ coalesceMs: 250, maxPerConnection: 20, maxConnectionsPerCaller: 10, maxBufferedBytes: 1048576, sendTimeoutMs: 12000 });
+    expect(loadConfig({
+      SUBSCRIPTIONS_COALESCE_MS: '0', SUBSCRIPTIONS_MAX_PER_CONNECTION: '5', SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER: '100',
+      SUBSCRIPTIONS_MAX_BUFFERED_BYTES: '65536', SUBSCRIPTIONS_SEND_TIMEOUT_MS: '500',
+    }).subscriptions).toEqual({ coalesceMs: 0, maxPerConnection: 5, maxConnectionsPerCaller: 100, maxBufferedBytes: 65536, sendTimeoutMs: 500 });
+    expect(() => loadConfig({ SUBSCRIPTIONS_SEND_TIMEOUT_MS: '0' })).toThrow('SUBSCRIPTIONS_SEND_TIMEOUT_MS must be a whole number from 500 to 600000, got "0"');
     expect(() => loadConfig({ SUBSCRIPTIONS_MAX_PER_CONNECTION: '0' })).toThrow('SUBSCRIPTIONS_MAX_PER_CONNECTION must be a whole number from 1 to 1000, got "0"');
     expect(() => loadConfig({ SUBSCRIPTIONS_COALESCE_MS: 'fast' })).toThrow(ConfigError);
   });

@@ -129,6 +129,10 @@ function settings(b: Basics) {
       maxPerConnection: intVar('SUBSCRIPTIONS_MAX_PER_CONNECTION', 20, 1, 1000),
       /** WebSocket connections of one caller (token subject) open at once on one instance. */
       maxConnectionsPerCaller: intVar('SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER', 10, 1, 100000),
+      /** Bytes waiting in the process to be sent to one connection before it is closed as a slow reader. */
+      maxBufferedBytes: intVar('SUBSCRIPTIONS_MAX_BUFFERED_BYTES', 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+      /** The keep-alive's interval: a client that has not read everything sent before a ping this long after is closed. */
+      sendTimeoutMs: intVar('SUBSCRIPTIONS_SEND_TIMEOUT_MS', 12000, 500, 600000),
     }),
   });
 }

@@ -180,6 +180,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly subscriptionSlowReaders = new Counter({
+    name: 'graphql_subscription_slow_readers_total',
+    help: 'WebSocket connections closed 4503 because their client did not read what was sent to it, by bound (bytes, time)',
+    labelNames: ['bound'] as const,
+    registers: [this.registry],
+  });
+
   readonly admissionQueueLength = new Gauge({
     name: 'admission_queue_length',
     help: 'Requests waiting for a turn, by cost class (docs/faults.md, "Overload")',

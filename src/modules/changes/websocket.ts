@@ -25,6 +25,7 @@ import type { ServiceContext } from '../../platform/service-context';
 import { classifyGraphQLError, graphqlErrorFormatter, requestError } from '../../platform/errors/graphql';
 import { checkDocumentSize, GRAPHQL_LIMITS, limitError, limitRules } from '../../platform/graphql/limits';
 import { requestedCost } from '../../platform/graphql/cost';
+import { watchSlowReaders } from './slow-readers';
 import type { ChangeFeed, SubscriberConnection, Update } from './feed';
 
 /**
@@ -153,7 +154,7 @@ function subscribeWithUpdateContexts(args: ExecutionArgs): Promise<AsyncIterable
  *   scope, client_ip binding against the upgrade request's address, the Administrator rule). Refusals close the
  *   socket: 4401 (token refused, do not retry it), 4403 (forbidden; also when the token expires, so that clients
  *   reconnect with a fresh one), 4429 (too many connections or requests), 1013 (database or identity provider
- *   unavailable: retry).
+ *   unavailable: retry), 4503 (the client does not read what is sent to it: slow-readers.ts).
  * - Only subscriptions: queries and mutations go over HTTP. Documents pass the same limits as on HTTP.
  * - At most SUBSCRIPTIONS_MAX_PER_CONNECTION subscriptions per connection, SUBSCRIPTIONS_MAX_CONNECTIONS_PER_CALLER
  *   connections per caller on this instance.
@@ -167,6 +168,12 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
   const connectionsByCaller = new Map<string, number>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   let closing: Promise<void> | null = null;
+  const readers = watchSlowReaders(wss, limits, (ws, bound, message) => {
+    metrics.subscriptionSlowReaders.inc({ bound });
+    ws.close(CLOSE.slowReader, reason(message));
+    // Its close frame waits behind what it has not read: one more interval to read it, then the connection is cut.
+    setTimeout(() => ws.terminate(), limits.sendTimeoutMs).unref();
+  });
 
   const refuse = (ctx: Ctx, code: number, message: string, why: string): false => {
     metrics.subscriptionRefusals.inc({ reason: why });
@@ -275,7 +282,11 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
       return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
     },
     subscribe: subscribeWithUpdateContexts,
-    onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? { ...result, errors: shape(result.errors as GraphQLError[]) } : undefined),
+    onNext: (ctx, _id, _payload, _args, result) => {
+      // Over its bound the connection closes here, and graphql-ws sends nothing more to a socket no longer open.
+      readers.check(ctx.extra.socket);
+      return result.errors?.length ? { ...result, errors: shape(result.errors as GraphQLError[]) } : undefined;
+    },
     onError: (_ctx, _id, _payload, errors) => shape(errors),
     onClose: (ctx, code) => {
       const state = ctx.extra.state;
@@ -288,7 +299,7 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
       metrics.subscriptionConnections.dec();
       log.info({ user_id: userId, code, duration_ms: Date.now() - state.openedAt }, 'subscription connection closed');
     },
-  }, wss);
+  }, wss, 0); // graphql-ws's keep-alive off: the slow readers' sweep pings (slow-readers.ts)
 
   return {
     handleUpgrade(request, socket, head) {
@@ -301,6 +312,7 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
     close() {
       // Once: a shutdown and a test's teardown may both ask.
       closing ??= (async () => {
+        readers.stop();
         const sockets = [...wss.clients];
         const closed = Promise.all(sockets.map((ws) => new Promise<void>((resolve) => {
           if (ws.readyState === ws.CLOSED) return resolve();

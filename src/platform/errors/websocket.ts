@@ -5,8 +5,9 @@ import { toAppError } from './database-faults';
 
 /**
  * Close codes of a WebSocket connection (graphql-ws's 4401 Unauthorized and 4403 Forbidden, and the registry's
- * 1001 and 1013), besides which we use 4429 for our limits: what a client does next depends on it (4401: do not
- * retry with that token; 4403: reconnect with a fresh one; 4429 and 1013: retry later).
+ * 1001 and 1013), besides which we use 4429 for our limits and 4503 for a client that does not read what is sent to
+ * it: what a client does next depends on it (4401: do not retry with that token; 4403: reconnect with a fresh one;
+ * 4429, 4503 and 1013: retry later).
  */
 export const CLOSE = {
   goingAway: 1001,
@@ -14,6 +15,7 @@ export const CLOSE = {
   unauthorized: CloseCode.Unauthorized,
   forbidden: CloseCode.Forbidden,
   tooMany: 4429,
+  slowReader: 4503,
   internal: CloseCode.InternalServerError,
 } as const;
 
