@@ -10,6 +10,7 @@ import { answerClientErrors } from './platform/http/client-error';
 import { corsMiddleware } from './platform/http/cors.middleware';
 import { errorsMiddleware } from './platform/errors/http';
 import { closeConnectionsWhenStopping, createLifecycle, drainingServer, type Lifecycle } from './platform/http/lifecycle';
+import { lingerAfterEarlyAnswers } from './platform/http/lingering-close';
 import { httpMetrics, metricsRoutes, metricsServer } from './platform/http/metrics';
 import { rateLimit } from './platform/http/rate-limit.middleware';
 import { requestContext } from './platform/http/request-context.middleware';
@@ -271,6 +272,7 @@ const closeServer = (server: http.Server) => new Promise<void>((resolve) => serv
 export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
   const server = http.createServer(app.koa.callback());
   const connections = drainingServer(server);
+  lingerAfterEarlyAnswers(server);
   answerClientErrors(server);
   server.on('upgrade', (request, socket, head) => app.subscriptions.handleUpgrade(request, socket, head));
   const { metrics: metricsConfig } = app.config;

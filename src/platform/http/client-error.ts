@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, maxHeaderSize, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MalformedRequestError } from '../errors/errors';
 import { errorPayload, errorSurface } from '../errors/http';
+import { closeLingering, isLingering } from './lingering-close';
 
 /** The answer to a parser error: Node's own status (431, 408, 400), or 414 when the request line alone is too long. */
 function refusal(err: NodeJS.ErrnoException, requestLine: string | null, headerLimit: number): MalformedRequestError {
@@ -25,7 +27,13 @@ export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
     // Like Node's own handler: nothing to write to a closed socket, nor into an answer already started on it.
     const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-    if (err.code === 'ECONNRESET' || !socket.writable || answering) {
+    if (err.code === 'ECONNRESET' || answering) {
+      socket.destroy();
+      return;
+    }
+    // Answered: the parser, failed for good, refuses each chunk its client still sends, and those are being discarded.
+    if (isLingering(socket)) return;
+    if (!socket.writable) {
       socket.destroy();
       return;
     }
@@ -46,5 +54,8 @@ export function answerClientErrors(server: Server): void {
       // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), only the headers of one.
       head.startsWith('HEAD ') ? '' : body,
     ].join('\r\n'));
+    // Its client may still be sending the request (its headers, its body): closed as any early answer's connection.
+    // An http.Server's connections are net.Sockets (the event's type is any Duplex).
+    closeLingering(socket as Socket);
   });
 }

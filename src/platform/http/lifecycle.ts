@@ -66,6 +66,9 @@ interface ConnectionState {
  * kernel queued it in the instant between the last accept and the close. The grace (SHUTDOWN_GRACE_MS, readiness
  * failing while the listener still serves) is what lets a balancer stop sending first.
  *
+ * Every close here is socket.destroySoon(): a connection whose client is still sending a body its answer did not read
+ * closes lingering (lingering-close.ts), reading the rest first, for at most LINGER_MAX_MS.
+ *
  * Resolves once the last connection has ended. The shutdown's bound (SHUTDOWN_TIMEOUT_MS) cuts whatever is left.
  */
 export function drainingServer(server: Server): { drain(): Promise<void> } {
