@@ -18,6 +18,7 @@ interface Start {
 type FromParent = { type: 'start'; start: Start } | { type: 'stop' };
 
 const clients: Client[] = [];
+const pending: Promise<void>[] = [];
 let received: bigint[] = [];
 let expected = 0;
 let errors = 0;
@@ -26,9 +27,14 @@ function send(message: unknown): void {
   process.send!(message);
 }
 
-function start({ url, token, projectIds, count, query }: Start): void {
+/** Connections opened at once: 10,000 at once overflow the listen queue (reset by the kernel, not refused by the service). */
+const BATCH = 250;
+
+async function start({ url, token, projectIds, count, query }: Start): Promise<void> {
   expected = count;
   for (let i = 0; i < count; i++) {
+    let connected!: () => void;
+    const acknowledged = new Promise<void>((resolve) => { connected = resolve; });
     const client = createClient({
       url: `${url.replace(/^http/, 'ws')}/graphql`,
       webSocketImpl: WebSocket,
@@ -36,8 +42,11 @@ function start({ url, token, projectIds, count, query }: Start): void {
       lazy: false,
       retryAttempts: 0,
       onNonLazyError: () => undefined,
+      on: { connected: () => connected() },
     });
     clients.push(client);
+    pending.push(acknowledged);
+    if (pending.length >= BATCH) await Promise.all(pending.splice(0));
     client.subscribe({ query, variables: { ids: [projectIds[i % projectIds.length]] } }, {
       next: (result) => {
         if (result.errors) errors++;
@@ -56,7 +65,7 @@ function start({ url, token, projectIds, count, query }: Start): void {
 }
 
 process.on('message', (message: FromParent) => {
-  if (message.type === 'start') start(message.start);
+  if (message.type === 'start') void start(message.start);
   else {
     Promise.all(clients.map((c) => c.dispose())).finally(() => process.exit(0));
   }

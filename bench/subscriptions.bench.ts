@@ -27,7 +27,9 @@ import { demoToken, withScratchDatabase } from './support';
 const PROJECTS = 100;
 const DOCUMENTS_PER_PROJECT = 10;
 const ROUNDS = 10;
-const SUBSCRIBERS = Math.min(Number(process.env.BENCH_SUBSCRIBERS ?? 1000), 5000);
+const SUBSCRIBERS = Math.min(Number(process.env.BENCH_SUBSCRIBERS ?? 1000), 10000);
+/** Two keep-alive intervals (12 s each) with every subscriber connected and nothing to send. */
+const IDLE_MS = 24_000;
 const QUERY = `subscription($ids: [ID!]) { projectChanged(projectIds: $ids) { projectId changes documentIds
   project { id name statistics { id answered mayAnswer declined contractors tenderDocuments
     budgets { total simulatedCost totalAnticipatedTrades totalAnticipatedOffers budgetTradesToAssign { value percent } projectDeviation { value percent } } } } } }`;
@@ -110,7 +112,16 @@ export async function run(): Promise<void> {
       const after = process.memoryUsage();
       console.log(`subscriptions: ${SUBSCRIBERS} subscribers (one connection each, ${SUBSCRIBERS / PROJECTS} per project), ${PROJECTS} projects, ${ROUNDS} transactions of ${PROJECTS} answers`);
       console.log(`subscriptions: connecting and subscribing all: ${(connectMs / 1000).toFixed(2)} s, instance CPU ${((connectCpu.user + connectCpu.system) / 1000).toFixed(0)} ms`);
-      console.log(`subscriptions: instance memory with ${SUBSCRIBERS} subscribers: RSS ${mb(after.rss)} (+${mb(after.rss - before.rss)}), heap used ${mb(after.heapUsed)} (+${mb(after.heapUsed - before.heapUsed)}, ${((after.heapUsed - before.heapUsed) / SUBSCRIBERS / 1024).toFixed(1)} KB per subscriber)${global.gc ? '' : ' (run node with --expose-gc for steadier heap figures)'}`);
+      console.log(`subscriptions: instance memory with ${SUBSCRIBERS} subscribers: RSS ${mb(after.rss)} (+${mb(after.rss - before.rss)}, ${((after.rss - before.rss) / SUBSCRIBERS / 1024).toFixed(1)} KB per subscriber), heap used ${mb(after.heapUsed)} (+${mb(after.heapUsed - before.heapUsed)}, ${((after.heapUsed - before.heapUsed) / SUBSCRIBERS / 1024).toFixed(1)} KB per subscriber)${global.gc ? '' : ' (run node with --expose-gc for steadier heap figures)'}`);
+      console.log(`subscriptions: connecting and subscribing: ${((connectCpu.user + connectCpu.system) / 1000 / SUBSCRIBERS).toFixed(2)} ms of instance CPU per connection`);
+      // Idle: what the connections cost with nothing to send (the keep-alive's pings and pongs, timers).
+      const idleCpu = process.cpuUsage();
+      await new Promise((r) => setTimeout(r, IDLE_MS));
+      const idle = process.cpuUsage(idleCpu);
+      global.gc?.();
+      const idleAfter = process.memoryUsage();
+      console.log(`subscriptions: idle for ${IDLE_MS / 1000} s: instance CPU ${((idle.user + idle.system) / 1000).toFixed(0)} ms (${((idle.user + idle.system) / SUBSCRIBERS / (IDLE_MS / 60_000)).toFixed(1)} µs per connection per minute), `
+        + `RSS then ${mb(idleAfter.rss)} (+${mb(idleAfter.rss - before.rss)}, ${((idleAfter.rss - before.rss) / SUBSCRIBERS / 1024).toFixed(1)} KB per subscriber), heap +${((idleAfter.heapUsed - before.heapUsed) / SUBSCRIBERS / 1024).toFixed(1)} KB per subscriber`);
 
       let round = 0;
       const oneRound = async () => {

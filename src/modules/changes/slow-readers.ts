@@ -11,24 +11,30 @@ export interface SlowReaderLimits {
   sendTimeoutMs: number;
 }
 
+/** Per connection: when its next ping is due, and when the ping not answered yet went (0: none waits). */
+interface Watch {
+  pingAt: number;
+  pingedAt: number;
+}
+
 /**
  * Connections whose client stopped reading, or reads slower than it is sent to (docs/subscriptions.md, "Clients
- * that stop reading"), found by one sweep every `sendTimeoutMs` over every connection (graphql-ws's own keep-alive,
- * which this replaces, kept a timer per connection and a listener per ping):
+ * that stop reading"), found by one timer over every connection (graphql-ws's own keep-alive, which this replaces,
+ * kept a timer per connection and added a listener per ping):
  *
- * - what waits in the process, ws's `bufferedAmount`, over `maxBufferedBytes`: checked at each sweep and before each
+ * - what waits in the process, ws's `bufferedAmount`, over `maxBufferedBytes`: checked at each tick and before each
  *   message (`check`). graphql-ws sends a subscription's next update once the previous one went to the kernel, so
  *   this holds a message per subscription unless the messages are large;
- * - the time: each sweep pings every connection, and a connection that has not answered the previous sweep's ping is
- *   slow. A ping goes behind everything already sent, so its pong measures what `bufferedAmount` cannot see: the
- *   kernel's socket buffers (up to tcp_wmem's 4 MB on Linux, per connection) and the client's own. A client that
+ * - the time: each connection is pinged every `sendTimeoutMs`, and one whose ping is not answered `sendTimeoutMs`
+ *   later is slow. A ping goes behind everything already sent, so its pong measures what `bufferedAmount` cannot see:
+ *   the kernel's socket buffers (up to tcp_wmem's 4 MB on Linux, per connection) and the client's own. A client that
  *   stopped reading altogether never answers.
  *
- * Either way `onSlow` is told once; it closes the connection.
+ * Each connection's pings keep the phase of its opening, so that 10,000 pings, and their pongs, do not all come in
+ * one turn of the event loop. Either way `onSlow` is told once; it closes the connection.
  */
 export function watchSlowReaders(wss: WebSocketServer, limits: SlowReaderLimits, onSlow: (ws: WebSocket, bound: SlowBound, message: string) => void) {
-  /** Connections pinged by the last sweep whose pong has not come back. */
-  const awaitingPong = new WeakSet<WebSocket>();
+  const watches = new WeakMap<WebSocket, Watch>();
   const told = new WeakSet<WebSocket>();
   const slow = (ws: WebSocket, bound: SlowBound, message: string) => {
     if (told.has(ws)) return;
@@ -41,27 +47,37 @@ export function watchSlowReaders(wss: WebSocketServer, limits: SlowReaderLimits,
     return true;
   };
   const onPong = function (this: WebSocket) {
-    awaitingPong.delete(this);
+    const watch = watches.get(this);
+    if (watch) watch.pingedAt = 0;
   };
-  const onConnection = (ws: WebSocket, _request: IncomingMessage) => void ws.on('pong', onPong);
+  const onConnection = (ws: WebSocket, _request: IncomingMessage) => {
+    watches.set(ws, { pingAt: Date.now() + limits.sendTimeoutMs, pingedAt: 0 });
+    ws.on('pong', onPong);
+  };
   wss.on('connection', onConnection);
-  const sweep = setInterval(() => {
+  // A tenth of the interval (at most 1 s): a ping goes within that of its time, an unanswered one is found as soon.
+  const tick = setInterval(() => {
+    const now = Date.now();
     for (const ws of wss.clients) {
-      if (ws.readyState !== ws.OPEN || told.has(ws) || overBytes(ws)) continue;
-      if (awaitingPong.has(ws)) {
-        slow(ws, 'time', `The client reads too slowly: it had not read what was sent to it ${limits.sendTimeoutMs / 1000} s later; reconnect later`);
-        continue;
+      const watch = watches.get(ws);
+      if (!watch || ws.readyState !== ws.OPEN || told.has(ws) || overBytes(ws)) continue;
+      if (watch.pingedAt) {
+        if (now - watch.pingedAt >= limits.sendTimeoutMs) {
+          slow(ws, 'time', `The client reads too slowly: it had not read what was sent to it ${limits.sendTimeoutMs / 1000} s later; reconnect later`);
+        }
+      } else if (now >= watch.pingAt) {
+        watch.pingedAt = now;
+        watch.pingAt = now + limits.sendTimeoutMs;
+        ws.ping();
       }
-      awaitingPong.add(ws);
-      ws.ping();
     }
-  }, limits.sendTimeoutMs);
-  sweep.unref();
+  }, Math.min(1000, limits.sendTimeoutMs / 10));
+  tick.unref();
   return {
     /** Before a message is sent: true (and the connection told slow) when what waits is over the bound already. */
     check: (ws: WebSocket) => told.has(ws) || overBytes(ws),
     stop() {
-      clearInterval(sweep);
+      clearInterval(tick);
       wss.off('connection', onConnection);
     },
   };

@@ -299,7 +299,7 @@ export function createSubscriptionServer(deps: SubscriptionServerDeps): Subscrip
       metrics.subscriptionConnections.dec();
       log.info({ user_id: userId, code, duration_ms: Date.now() - state.openedAt }, 'subscription connection closed');
     },
-  }, wss, 0); // graphql-ws's keep-alive off: the slow readers' sweep pings (slow-readers.ts)
+  }, wss, 0); // graphql-ws's keep-alive off: the slow readers' watch pings (slow-readers.ts)
 
   return {
     handleUpgrade(request, socket, head) {
