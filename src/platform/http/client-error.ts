@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MalformedRequestError } from '../errors/errors';
 import { errorPayload, errorSurface } from '../errors/http';
-import { closeLingering, isLingering } from './lingering-close';
+import { closeLingering, isClosingLingering } from './lingering-close';
 
 /** The answer to a parser error: Node's own status (431, 408, 400), or 414 when the request line alone is too long. */
 function refusal(err: NodeJS.ErrnoException, requestLine: string | null, headerLimit: number): MalformedRequestError {
@@ -32,7 +32,7 @@ export function answerClientErrors(server: Server): void {
       return;
     }
     // Answered: the parser, failed for good, refuses each chunk its client still sends, and those are being discarded.
-    if (isLingering(socket)) return;
+    if (isClosingLingering(socket)) return;
     if (!socket.writable) {
       socket.destroy();
       return;

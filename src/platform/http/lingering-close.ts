@@ -26,8 +26,14 @@ interface Lingering {
 /** Connections whose client is still sending after their answer. */
 const lingering = new WeakMap<Duplex, Lingering>();
 
-/** Whether `socket`'s client is still sending after its answer: what comes is discarded, parser errors included. */
-export const isLingering = (socket: Duplex): boolean => lingering.has(socket);
+/** Whether `socket`'s client is still sending after its answer: what comes is discarded. */
+const isLingering = (socket: Duplex): boolean => lingering.has(socket);
+
+/**
+ * Whether `socket` is closing, lingering after its last answer: its parser's errors on what still comes are not
+ * requests. A kept-alive connection discarding a body is not closing: a parser error there is answered as any other.
+ */
+export const isClosingLingering = (socket: Duplex): boolean => lingering.get(socket)?.closing === true;
 
 /** What Node's socket.destroySoon does: the FIN after what is written, then the socket destroyed. */
 function destroyOnceWritten(socket: Socket): void {
