@@ -16,7 +16,7 @@ const STALLED = 100;
 const PROJECTS = 100;
 const ROUNDS = 30;
 /** A client has this long to read what was sent to it (the keep-alive's interval): a stalled one is told within twice that, and cut one more interval later. */
-const SEND_TIMEOUT_MS = 2000;
+const SEND_TIMEOUT_MS = 5000;
 const QUERY = 'subscription { projectChanged { projectId changes project { id name archived createdAt updatedAt } } }';
 
 /** The instance's resident memory, from the kernel. */
