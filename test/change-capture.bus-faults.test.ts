@@ -107,6 +107,7 @@ describeWithRedis('the change bus and the slot, failing for real', () => {
     it('a reader whose position was trimmed from the stream gets RESYNC, delivered after its first preparation met a database fault', async () => {
       await eventually(async () => (await health(b.url)).changes.hearing && (await health(a.url)).changes.hearing, 'both hear');
       const [onA, onB] = await subscribers();
+      const aLogFrom = aLog.length;
       // B stops reading; the stream goes on past its length, then the projects table is locked, as a migration would.
       b.proc.kill('SIGSTOP');
       const writer = new Client({ connectionString: db });
@@ -128,7 +129,11 @@ describeWithRedis('the change bus and the slot, failing for real', () => {
         await writer.end();
       }
       await eventually(async () => kindsIn(onB).includes('RESYNC'), 'RESYNC delivered on B');
-      expect(kindsIn(onA)).not.toContain('RESYNC');
+      // A read along, and has a RESYNC exactly when it met a gap of its own: under CI's load even A's reader was once
+      // left a stream's length behind the burst (the decoder publishes in A's process too).
+      const aGap = aLog.slice(aLogFrom).some((l) => /^change events: changes may have been missed here/.test(String(l.msg)));
+      if (aGap) await eventually(async () => kindsIn(onA).includes('RESYNC'), 'RESYNC delivered on A after its own gap');
+      expect(kindsIn(onA).includes('RESYNC')).toBe(aGap);
       onA.stop();
       onB.stop();
     }, 60_000);
