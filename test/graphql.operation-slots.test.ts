@@ -83,6 +83,7 @@ describe('an operation that waits longer than GRAPHQL_QUEUE_TIMEOUT_MS for its t
   it('is answered 503 + Retry-After in errors[] while the only write turn is taken; queries and REST reads are not held; the held operation then completes', async () => {
     // The only slot is taken by a mutation waiting on a project row locked by a transaction of our own.
     const client = new Client({ connectionString: t.databaseUrl });
+    client.on('error', () => undefined); // ended by the app's close at worst: its queries' rejections say so
     await client.connect();
     await client.query('begin');
     await client.query('select id from project where id = $1 for update', [PROJECT]);
@@ -124,6 +125,7 @@ describe('an operation that waits longer than GRAPHQL_QUEUE_TIMEOUT_MS for its t
  */
 async function holdTheOnlySlot(t: TestApp, token: string) {
   const client = new Client({ connectionString: t.databaseUrl });
+  client.on('error', () => undefined); // ended by the app's close at worst: its queries' rejections say so
   await client.connect();
   await client.query('begin');
   await client.query('select id from project where id = $1 for update', [PROJECT]);

@@ -13,6 +13,7 @@ export function withDatabase(url: string, database: string): string {
 /** One statement on the server's maintenance database (`postgres`), for creating and dropping databases. */
 export async function adminQuery<T = unknown>(serverUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  client.on('error', () => undefined); // a failure is the rejection below, not a crash
   await client.connect();
   try {
     return (await client.query(sql, params)).rows as T[];
@@ -56,6 +57,7 @@ export async function ensureDatabase(serverUrl: string, database: string): Promi
  */
 export async function endBusySessions(url: string): Promise<number> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000, query_timeout: 1000 });
+  client.on('error', () => undefined); // a failure is the rejection below, not a crash
   try {
     await client.connect();
     const { rows } = await client.query<{ ended: boolean }>(

@@ -60,6 +60,7 @@ export interface DecodedDatabase {
  */
 export async function decodedDatabase(url: string, connectTimeoutMs: number): Promise<DecodedDatabase | string> {
   const client = new PgClient({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, query_timeout: connectTimeoutMs });
+  client.on('error', () => undefined); // a failure is the rejection below, not a crash
   let row: Record<string, string>;
   try {
     await client.connect();
